@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import pytest
 import tiktoken.load
@@ -11,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bigaction_assets import tokens
+
+LANDING = Path(__file__).resolve().parents[1] / "landing"
 
 
 @pytest.fixture
@@ -63,3 +66,62 @@ def test_truncation_never_exceeds_the_budget(text, budget):
     assert tokens.count_tokens(cut) <= budget
     if tokens.count_tokens(text) <= budget:
         assert cut == text
+
+
+# Blanks, newlines and the characters whose whitespace-ness Python and tiktoken's regex
+# disagree on (\x1c-\x1f), around words, digits and punctuation.
+PIECES = st.sampled_from(
+    ["a", "Zb", "12", "3456", " ", "  ", "\t", "\n", "\r\n", "\n\n", ":", ".\n", "'s", "é",
+     "中", "\x1c", "\x85", "\u2028", "\xa0", "<", "[7]", " x", "\x0b", "\x0c", "'"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(PIECES, max_size=40).map("".join))
+def test_memoized_count_equals_encoding_the_whole_text(text):
+    tokens.count_tokens(text)  # warm the memo with its segments
+    assert tokens.count_tokens(text) == tokens.count_tokens_uncached(text)
+    parts = tokens.segments(text)
+    assert "".join(parts) == text
+    assert sum(tokens.count_tokens_uncached(part) for part in parts) == len(tokens.encode(text))
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.lists(PIECES, max_size=60).map("".join), budget=st.integers(1, 30))
+def test_a_cut_head_is_a_prefix_within_budget(text, budget):
+    cut = tokens.cut_to_tokens(text, budget)
+    assert text.startswith(cut)
+    assert tokens.count_tokens_uncached(cut) <= budget
+    if tokens.count_tokens_uncached(text) <= budget:
+        assert cut == text
+
+
+def test_counts_agree_on_every_bundled_text():
+    texts = [line for path in LANDING.rglob("*.json*") for line in path.read_text().splitlines()]
+    assert len(texts) > 100
+    assert all(tokens.count_tokens(t) == tokens.count_tokens_uncached(t) for t in texts)
+
+
+def test_truncating_a_huge_page_encodes_only_its_head(monkeypatch):
+    page = "".join(f"\t[{k}] link 'item number {k}' focused: False\n" for k in range(100_000))
+    encoded: list[int] = []
+    real = tokens.encode
+    monkeypatch.setattr(tokens, "encode", lambda text: encoded.append(len(text)) or real(text))
+    cut = tokens.truncate_to_tokens(page, 500)
+    work = sum(encoded)
+    assert tokens.count_tokens_uncached(cut) <= 500
+    assert cut.endswith(tokens.TRUNCATION_MARKER.format(budget=500))
+    assert len(cut) > 1000  # most of the budget is used
+    assert work < 20 * 500 * 4  # a 4.5 MB page, a few kB of it encoded
+
+
+def test_a_one_line_page_is_cut_at_a_blank_without_encoding_it_all(monkeypatch):
+    page = "<div class='row'><a href='/x'>item</a></div> " * 100_000
+    encoded: list[int] = []
+    real = tokens.encode
+    monkeypatch.setattr(tokens, "encode", lambda text: encoded.append(len(text)) or real(text))
+    cut = tokens.cut_to_tokens(page, 300)
+    work = sum(encoded)
+    assert page.startswith(cut) and tokens.count_tokens_uncached(cut) <= 300
+    assert tokens.count_tokens_uncached(cut) >= 290
+    assert work < 100_000

@@ -7,7 +7,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from bigaction_assets.sft.conversation import Event, render_observation
-from bigaction_assets.tokens import count_tokens, encoding, truncate_to_tokens
+from bigaction_assets.tokens import (
+    TRUNCATION_MARKER,
+    count_tokens,
+    cut_to_tokens,
+    truncate_to_tokens,
+)
 
 Representation = Literal["axtree", "html"]
 _WHITESPACE = re.compile(r"\s+")
@@ -16,18 +21,10 @@ _WHITESPACE = re.compile(r"\s+")
 def fit_to_tokens(text: str, budget_tokens: int) -> str:
     """`text` within `budget_tokens`: cut with the visible truncation marker, or, when even the
     marker does not fit, cut bare (a tiny budget must still be honoured)."""
-    if budget_tokens <= 0:
-        return ""
-    cut = truncate_to_tokens(text, budget_tokens)
-    if count_tokens(cut) <= budget_tokens:
-        return cut
-    tokens = encoding().encode(text, disallowed_special=())
-    keep = budget_tokens
-    cut = encoding().decode(tokens[:keep])
-    while keep > 0 and count_tokens(cut) > budget_tokens:  # re-encoding can merge differently
-        keep -= 1
-        cut = encoding().decode(tokens[:keep])
-    return cut
+    marker = TRUNCATION_MARKER.format(budget=budget_tokens)
+    if count_tokens(marker) < budget_tokens:
+        return truncate_to_tokens(text, budget_tokens)
+    return cut_to_tokens(text, budget_tokens)
 
 
 def compact_html(html: str) -> str:
