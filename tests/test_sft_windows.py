@@ -8,11 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 from conftest import run_ingest
 
 from bigaction_assets.sft.conversation import build_conversation
+from bigaction_assets.sft.lengths import FORMAT_TOKENS
 from bigaction_assets.sft.observations import make_observation_renderer
 from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_format import render_openhands
@@ -21,7 +21,7 @@ from bigaction_assets.sft.validate import openai_problems, openhands_problems, s
 from bigaction_assets.sft.windows import conversation_tokens, split_into_windows
 from bigaction_assets.sources.adp import ADAPTER as ADP
 from bigaction_assets.sources.mind2web import ADAPTER as MIND2WEB
-from bigaction_assets.tokens import count_tokens
+from bigaction_assets.tokens import count_tokens_uncached
 
 LANDING = Path(__file__).resolve().parents[1] / "landing"
 FORMATS = {
@@ -62,12 +62,26 @@ def conversation(pages: list[str], finish: bool = True):
     return build_conversation({"episode_id": "demo/1"}, episode(pages, finish))
 
 
+STRUCTURAL_KEYS = ("role", "from", "type")
+
+
+def shown_texts(value: Any, key: str = "") -> list[str]:
+    """Every text of a rendered example a chat template can show (not its roles or keys)."""
+    if isinstance(value, str):
+        return [] if key in STRUCTURAL_KEYS else [value]
+    if isinstance(value, dict):
+        return [text for k, item in value.items() for text in shown_texts(item, k)]
+    if isinstance(value, list):
+        return [text for item in value for text in shown_texts(item, key)]
+    return []
+
+
 def check(window, max_tokens: int) -> None:
     for name, (render, problems) in FORMATS.items():
         example = render(window)
         assert problems(example) == [], name
-        for text in (json.dumps(example, ensure_ascii=False), orjson.dumps(example).decode()):
-            assert count_tokens(text) <= conversation_tokens(window) <= max_tokens, name
+        shown = sum(count_tokens_uncached(text) for text in shown_texts(example))
+        assert shown <= conversation_tokens(window) <= max_tokens, name
 
 
 def page(n: int) -> str:
@@ -173,10 +187,11 @@ def test_every_bundled_window_fits_and_validates(max_tokens, observation_tokens)
     assert refused <= len(SAMPLES) // 4  # refusals are the rare, genuinely impossible steps
 
 
-def test_conversation_tokens_bounds_every_rendering():
+def test_conversation_tokens_is_the_longest_format():
     for _, ep, events, _ in SAMPLES:
         conv = build_conversation(ep, events)
-        counts = [
-            count_tokens(json.dumps(r(conv), ensure_ascii=False)) for r, _ in FORMATS.values()
-        ]
+        counts = [FORMAT_TOKENS[name](render(conv)) for name, (render, _) in FORMATS.items()]
         assert conversation_tokens(conv) == max(counts)
+        for render, _ in FORMATS.values():
+            shown = sum(count_tokens_uncached(text) for text in shown_texts(render(conv)))
+            assert shown <= conversation_tokens(conv)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 JsonSchema = dict[str, Any]
@@ -26,12 +27,20 @@ class ToolSpec:
             "required": list(self.required),
         }
 
-    def as_function(self) -> dict[str, Any]:
-        """`{name, description, parameters}`, the shape LLaMA-Factory's `tools` lists."""
+    @cached_property
+    def _function(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
+    def as_function(self) -> dict[str, Any]:
+        """`{name, description, parameters}`, the shape LLaMA-Factory's `tools` lists.
+
+        Every example renders its tools, so the dict is built once per spec and shared:
+        treat it as read-only.
+        """
+        return self._function
+
     def as_openai_tool(self) -> dict[str, Any]:
-        return {"type": "function", "function": self.as_function()}
+        return {"type": "function", "function": self._function}
 
     def parameter_type(self, parameter: str) -> str | list[str] | None:
         schema = self.properties.get(parameter)

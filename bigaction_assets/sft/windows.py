@@ -2,63 +2,58 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 
+import orjson
+
 from bigaction_assets.sft.conversation import Conversation, Turn
+from bigaction_assets.sft.lengths import example_tokens
 from bigaction_assets.sft.observations import fit_to_tokens
 from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_format import render_openhands
 from bigaction_assets.sft.sharegpt_format import render_sharegpt
 from bigaction_assets.tokens import count_tokens
 
-RENDERERS = (render_openai, render_sharegpt, render_openhands)
+RENDERERS = {"openai": render_openai, "sharegpt": render_sharegpt, "openhands": render_openhands}
 OBSERVATION_ROLES = ("user", "tool")
 
 
 def conversation_tokens(conv: Conversation) -> int:
-    """cl100k_base tokens of the longest of the three renderings as JSON text.
-
-    Counting the rendered JSON (escapes, keys, tool documentation and all) makes this a true
-    upper bound for every format, not an estimate. The stored rows are compact JSON (orjson),
-    which is never longer than `json.dumps`'s `", "`/`": "` spacing.
-    """
-    return max(count_tokens(json.dumps(render(conv), ensure_ascii=False)) for render in RENDERERS)
+    """cl100k_base tokens of the longest of the three renderings, as `lengths` counts them
+    (every text a chat template shows, plus a fixed overhead per message)."""
+    return example_tokens({name: render(conv) for name, render in RENDERERS.items()})
 
 
-# Per message: role keys, braces, a tool-call id, openhands' "EXECUTION RESULT of [name]:" and
-# <function=...> tags; per call argument: its key and <parameter=...> tags. Generous on purpose.
-MESSAGE_OVERHEAD = 24
+# Per turn: the framing of a message, a tool-call id, openhands' "EXECUTION RESULT of
+# [name]:" and <function=...> tags; per call argument: its key and <parameter=...> tags.
+# Generous on purpose: merged turns and the tags of every format fit under them.
+TURN_OVERHEAD = 24
 ARGUMENT_OVERHEAD = 12
-
-
-def _text_tokens(text: str) -> int:
-    """Tokens of `text` as it appears inside a JSON string (escapes included)."""
-    return count_tokens(json.dumps(text, ensure_ascii=False))
 
 
 class _Estimator:
     """A cheap, generous estimate of `conversation_tokens`, additive over turns.
 
-    Windowing tries many runs of steps; counting each full rendering would tokenize every turn
-    again and again. Each turn is counted once here (escaped as in JSON, plus overheads), and
-    the fixed part (system prompt and tool documentation, the largest of the three formats)
-    once per conversation. Windows chosen with it are then checked with the exact count.
+    Windowing tries many runs of steps; rendering each in three formats would redo the same
+    work again and again. Each turn is counted once here (plus overheads), and the fixed part
+    (system prompt and tool documentation, the largest of the three formats) once per
+    conversation. Windows chosen with it are then checked with the exact count.
     """
 
     def __init__(self, conv: Conversation) -> None:
         self.fixed = conversation_tokens(replace(conv, turns=[]))
-        self.memo: dict[int, int] = {}
+        # by id, holding the turn: a freed turn's id can be reused by a new one
+        self.memo: dict[int, tuple[Turn, int]] = {}
 
     def turn(self, turn: Turn) -> int:
-        key = id(turn)
-        if key not in self.memo:
-            tokens = _text_tokens(turn.content) + MESSAGE_OVERHEAD
+        known = self.memo.get(id(turn))
+        if known is None:
+            tokens = count_tokens(turn.content) + TURN_OVERHEAD
             for call in turn.tool_calls:
-                tokens += count_tokens(json.dumps(call.arguments, ensure_ascii=False))
+                tokens += count_tokens(orjson.dumps(call.arguments).decode())
                 tokens += count_tokens(call.name) + ARGUMENT_OVERHEAD * (1 + len(call.arguments))
-            self.memo[key] = tokens
-        return self.memo[key]
+            known = self.memo[id(turn)] = (turn, tokens)
+        return known[1]
 
     def __call__(self, turns: list[Turn]) -> int:
         return self.fixed + sum(self.turn(turn) for turn in turns)

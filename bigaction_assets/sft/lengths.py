@@ -1,0 +1,89 @@
+"""How many tokens a rendered example takes in each format, counted as a chat model sees it.
+
+A chat template turns each message into its text between a few framing tokens (start, role,
+separator, end); JSON keys, quotes and escapes are never shown to the model. So an example's
+length is the cl100k_base tokens of every text a template can show — contents, tool-call ids,
+names and arguments, the tools' JSON schemas — plus a fixed overhead per message, as OpenAI
+counts chat messages. Texts are counted one by one, so a page repeated across windows or
+formats is tokenized once (`bigaction_assets.tokens.count_tokens` is memoized).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+
+from bigaction_assets.tokens import count_tokens
+
+# Start token, role, separator and end token around every message.
+MESSAGE_OVERHEAD = 4
+# The tokens that open the model's reply.
+REPLY_OVERHEAD = 3
+# Braces and field names a template may wrap around one tool call.
+CALL_OVERHEAD = 4
+
+Example = Mapping[str, Any]
+
+
+def _text(value: Any) -> int:
+    return count_tokens(value) if isinstance(value, str) and value else 0
+
+
+def _json(value: Any) -> int:
+    """Tokens of `value` as compact JSON (tool schemas)."""
+    return count_tokens(orjson.dumps(value).decode()) if value else 0
+
+
+def openai_tokens(example: Example) -> int:
+    """`{"messages", "tools"}`: contents, tool calls (id, name, arguments), tool schemas."""
+    total = REPLY_OVERHEAD + _json(example.get("tools"))
+    for message in example.get("messages", []):
+        total += MESSAGE_OVERHEAD + _text(message.get("content"))
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            total += CALL_OVERHEAD + _text(call.get("id"))
+            total += _text(function.get("name")) + _text(function.get("arguments"))
+        total += _text(message.get("tool_call_id"))
+    return total
+
+
+def sharegpt_tokens(example: Example) -> int:
+    """LLaMA-Factory sharegpt: system, the tools' JSON string, every conversation value."""
+    total = REPLY_OVERHEAD + MESSAGE_OVERHEAD + _text(example.get("system"))
+    total += _text(example.get("tools"))
+    return total + sum(
+        MESSAGE_OVERHEAD + _text(entry.get("value")) for entry in example.get("conversations", [])
+    )
+
+
+def openhands_tokens(example: Example) -> int:
+    """OpenHands text: system (with the tool docs) and every conversation value."""
+    total = REPLY_OVERHEAD + MESSAGE_OVERHEAD + _text(example.get("system"))
+    return total + sum(
+        MESSAGE_OVERHEAD + _text(entry.get("value")) for entry in example.get("conversations", [])
+    )
+
+
+FORMAT_TOKENS: dict[str, Callable[[Example], int]] = {
+    "openai": openai_tokens,
+    "sharegpt": sharegpt_tokens,
+    "openhands": openhands_tokens,
+}
+
+
+def example_tokens(renderings: Mapping[str, Example]) -> int:
+    """The longest of an example's renderings (format name -> rendered example), in tokens."""
+    return max(FORMAT_TOKENS[name](example) for name, example in renderings.items())
+
+
+def length_problem(row: Mapping[str, Any], formats: tuple[str, ...]) -> str | None:
+    """What is wrong with a stored example's length, counted again from its renderings: over
+    its context length, or not the `tokens` it claims. None when it is right."""
+    counted = example_tokens({name: orjson.loads(row[name]) for name in formats})
+    if counted > row["context_tokens"]:
+        return f"{counted} tokens, over its context of {row['context_tokens']}"
+    if counted != row["tokens"]:
+        return f"{counted} tokens counted again, {row['tokens']} stored"
+    return None
