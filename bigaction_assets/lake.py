@@ -103,10 +103,15 @@ def iter_partition_batches(
 
 
 def iter_table_rows(
-    lake: Path, group: str, asset: str, columns: list[str]
+    lake: Path, group: str, asset: str, columns: list[str], partition: str | None = None
 ) -> Iterator[dict[str, Any]]:
-    """Rows of every partition of a table, one row group in memory at a time."""
-    for path in sorted(table_dir(lake, group, asset).glob("*.parquet")):
+    """Rows of one partition of a table, or of all of them, one row group in memory at a time."""
+    paths = (
+        [partition_path(lake, group, asset, partition)]
+        if partition is not None
+        else sorted(table_dir(lake, group, asset).glob("*.parquet"))
+    )
+    for path in paths:
         parquet = pq.ParquetFile(path)
         for index in range(parquet.num_row_groups):
             yield from parquet.read_row_group(index, columns=columns).to_pylist()

@@ -125,18 +125,6 @@ def reject_rates(con: duckdb.DuckDBPyConnection, lake: Path) -> list[dict[str, A
     )
 
 
-def examples_over_context(
-    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20
-) -> list[dict[str, Any]]:
-    """SFT examples longer than the context length they were built for, longest first."""
-    return _rows(
-        con,
-        f"""
-        select example_id, tokens, context_tokens from {relation(lake, "sft_examples", "sft")}
-        where tokens > context_tokens order by tokens desc, example_id limit {limit}""",
-    )
-
-
 def episodes_in_several_splits(
     con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20
 ) -> list[dict[str, Any]]:

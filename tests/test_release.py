@@ -13,13 +13,11 @@ import duckdb
 import pytest
 import yaml
 
-from bigaction_assets import lake
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.release.assets import release_asset
 from bigaction_assets.defs.resources import HubResource
 from bigaction_assets.release.build import MANIFEST
-from bigaction_assets.schemas import frame
-from bigaction_assets.schemas.sft import SftExampleSchema
+from bigaction_assets.sft import windows
 from tests.conftest import BUNDLED_LANDING, DagsterLake
 from tests.hub_server import FakeHub
 
@@ -218,16 +216,13 @@ def test_release_refuses_when_a_blocking_check_failed(pipeline, dagster_lake, ep
     assert _build(pipeline, dagster_lake, ephemeral_instance, "adp.synatra").success
     assert release(pipeline, dagster_lake, ephemeral_instance).success
 
-    [row] = (
-        lake.read_partition(dagster_lake.root, "sft", "sft_examples", "adp.synatra")
-        .head(1)
-        .to_dicts()
-    )
-    bad = {**row, "example_id": "planted#0", "dataset": "adp.planted", "tokens": 99_999}
-    lake.write_partition(
-        dagster_lake.root, "sft", "sft_examples", "adp.planted", frame(SftExampleSchema, [bad])
-    )
-    assert not _build(pipeline, dagster_lake, ephemeral_instance, "adp.synatra").success
+    # an undercounting windowing makes the partition's blocking length check fail
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(windows, "example_tokens", lambda renderings: 1)
+        assert not _build(pipeline, dagster_lake, ephemeral_instance, "adp.synatra").success
+    # a later, passing evaluation of another dataset does not hide it
+    dagster_lake.add_bundled("adp", "swe-smith")
+    assert _build(pipeline, dagster_lake, ephemeral_instance, "adp.swe-smith").success
     blocked = release(pipeline, dagster_lake, ephemeral_instance)
     assert not blocked.success
-    assert "sft_examples:examples_fit_context failed" in failure(blocked)
+    assert "sft_examples:examples_fit_context [adp.synatra] failed" in failure(blocked)

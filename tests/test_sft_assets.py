@@ -16,6 +16,7 @@ from bigaction_assets.definitions import defs
 from bigaction_assets.lake import query_connection
 from bigaction_assets.schemas import frame
 from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
+from bigaction_assets.sft import windows
 from bigaction_assets.sft.splits import assign_split
 from bigaction_assets.sft.validate import PROBLEM_FINDERS
 
@@ -132,15 +133,13 @@ def test_a_small_context_cuts_episodes_into_windows_that_fit(build, dagster_lake
     assert all(row["tokens"] <= 3000 for row in rows)
 
 
-def test_an_example_over_its_context_fails_the_blocking_check(build, dagster_lake):
-    dagster_lake.add_bundled("adp", "synatra")
-    assert build("adp.synatra").success
-    [row] = [r for r in examples(dagster_lake) if r["window"] == 0][:1]
-    bad = {**row, "example_id": "planted#0", "dataset": "adp.planted", "tokens": 99_999}
-    lake.write_partition(
-        dagster_lake.root, "sft", "sft_examples", "adp.planted", frame(SftExampleSchema, [bad])
-    )
-    result = build("adp.synatra")
+def test_an_undercounting_stage_fails_the_blocking_check(build, dagster_lake, monkeypatch):
+    """The check counts every example again from its stored text, so a windowing that believed
+    a wrong count cannot slip an over-long example through."""
+    dagster_lake.add_bundled("adp", "nnetnav-wa")
+    monkeypatch.setattr(windows, "example_tokens", lambda renderings: 1)
+    config = {"ops": {"sft_examples": {"config": {"max_tokens": 3000, "observation_tokens": 800}}}}
+    result = build("adp.nnetnav-wa", run_config=config)
     assert not result.success
     assert checks(result)["examples_fit_context"] is False
 
@@ -207,9 +206,6 @@ def test_sft_quality_finders_on_a_tiny_table(tmp_path):
     ]
     lake.write_partition(tmp_path, "sft", "sft_examples", "adp.a", frame(SftExampleSchema, rows))
     with query_connection() as con:
-        assert quality.examples_over_context(con, tmp_path) == [
-            {"example_id": "a/1#1", "tokens": 120, "context_tokens": 100}
-        ]
         assert quality.episodes_in_several_splits(con, tmp_path) == [
             {"episode_id": "a/1", "splits": ["test", "train"]}
         ]

@@ -50,11 +50,11 @@ def release_asset(hub: HubResource) -> dg.AssetsDefinition:
         config: HubReleaseConfig,
     ) -> dg.MaterializeResult:
         """One dataset revision: Parquet shards per config and split, a card; pushed if set."""
-        if problems := failed_upstream_gates(context):
-            raise dg.Failure("release blocked by upstream checks: " + "; ".join(problems))
         datasets = lake_datasets(lake.root)
         try:
             kept = releasable(datasets, config.exclude_datasets)
+            if problems := failed_upstream_gates(context, kept):
+                raise dg.Failure("release blocked by upstream checks: " + "; ".join(problems))
             settings = ReleaseSettings(
                 max_shard_bytes=config.max_shard_bytes,
                 pretty_name=config.pretty_name,

@@ -4,6 +4,8 @@ import json
 from pathlib import Path
 
 import dagster as dg
+from dagster._core.definitions.assets.graph.asset_graph import AssetGraph
+from dagster._core.event_api import PartitionKeyFilter
 from dagster._core.storage.asset_check_execution_record import (
     COMPLETED_ASSET_CHECK_EXECUTION_RECORD_STATUSES,
 )
@@ -14,8 +16,8 @@ from bigaction_assets.release.build import MANIFEST, file_digests
 RELEASE_DIR = "release"
 
 
-def blocking_checks_on(parents: set[dg.AssetKey]) -> list[dg.AssetCheckKey]:
-    """The code location's blocking checks on `parents`.
+def code_location_graph() -> AssetGraph:
+    """The code location's asset graph.
 
     Read from the code location, not from the run: a step run by `materialize` or
     `execute_in_process` sees only the run's selection (and no repository), so a release run on
@@ -23,7 +25,11 @@ def blocking_checks_on(parents: set[dg.AssetKey]) -> list[dg.AssetCheckKey]:
     """
     from bigaction_assets.definitions import defs  # the code location imports this module
 
-    graph = defs().resolve_asset_graph()
+    return defs().resolve_asset_graph()
+
+
+def blocking_checks_on(graph: AssetGraph, parents: set[dg.AssetKey]) -> list[dg.AssetCheckKey]:
+    """The blocking checks of `graph` on `parents`."""
     return sorted(
         (
             k
@@ -34,24 +40,35 @@ def blocking_checks_on(parents: set[dg.AssetKey]) -> list[dg.AssetCheckKey]:
     )
 
 
-def failed_upstream_gates(context: dg.AssetExecutionContext) -> list[str]:
+def failed_upstream_gates(context: dg.AssetExecutionContext, datasets: list[str]) -> list[str]:
     """Why the release may not run: each blocking check on a parent asset whose latest
-    evaluation (in any run) failed, or that was never evaluated."""
+    evaluation (in any run) failed, or that was never evaluated.
+
+    A partitioned check is looked up for every released dataset on its own: the latest
+    evaluation of one partition says nothing of another's.
+    """
+    graph = code_location_graph()
     parents = set(context.job_def.asset_layer.asset_graph.get(context.asset_key).parent_keys)
     storage = context.instance.event_log_storage
     problems = []
-    for check_key in blocking_checks_on(parents):
-        history = storage.get_asset_check_execution_history(
-            check_key, limit=1, status=COMPLETED_ASSET_CHECK_EXECUTION_RECORD_STATUSES
-        )
-        evaluation = history[0].event.asset_check_evaluation if history else None
-        if evaluation is None:
-            problems.append(f"{check_key.to_user_string()} was never evaluated")
-        elif not evaluation.passed:
-            problems.append(
-                f"{check_key.to_user_string()} failed in run {history[0].run_id[:8]}"
-                + (f": {evaluation.description}" if evaluation.description else "")
+    for check_key in blocking_checks_on(graph, parents):
+        partitioned = graph.get_check_spec(check_key).partitions_def is not None
+        for partition in datasets if partitioned else [None]:
+            where = f" [{partition}]" if partition else ""
+            history = storage.get_asset_check_execution_history(
+                check_key,
+                limit=1,
+                status=COMPLETED_ASSET_CHECK_EXECUTION_RECORD_STATUSES,
+                partition_filter=PartitionKeyFilter(key=partition) if partition else None,
             )
+            evaluation = history[0].event.asset_check_evaluation if history else None
+            if evaluation is None:
+                problems.append(f"{check_key.to_user_string()}{where} was never evaluated")
+            elif not evaluation.passed:
+                problems.append(
+                    f"{check_key.to_user_string()}{where} failed in run {history[0].run_id[:8]}"
+                    + (f": {evaluation.description}" if evaluation.description else "")
+                )
     return problems
 
 

@@ -1,24 +1,49 @@
 """Gates on the SFT examples: they fit the context, keep episodes in one split, and parse."""
 
+from collections.abc import Iterator
+from typing import Any
+
 import dagster as dg
 
 from bigaction_assets import quality
 from bigaction_assets.defs.gates import blocking_lake_check, offenders_result
+from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import iter_table_rows
 from bigaction_assets.schemas.sft import SFT_FORMATS
+from bigaction_assets.sft.lengths import length_problem
 from bigaction_assets.sft.validate import example_problems
 
 GROUP = "sft"
 
 
-examples_fit_context = blocking_lake_check(
-    "sft_examples",
-    "examples_fit_context",
-    "examples over their context length",
-    quality.examples_over_context,
-    "No example is longer than the context length it was built for.",
+def _rows(
+    context: dg.AssetCheckExecutionContext, lake: LakeResource, columns: list[str]
+) -> Iterator[dict[str, Any]]:
+    """Rows of the partition being checked (of every partition in a run without one), a row
+    group at a time: these texts are long. Checking one partition keeps a dataset's check
+    independent of the size of the others."""
+    partition = context.partition_key if context.has_partition_key else None
+    return iter_table_rows(lake.root, GROUP, "sft_examples", columns, partition)
+
+
+@dg.asset_check(
+    asset="sft_examples",
+    blocking=True,
+    partitions_def=datasets_partitions,
+    description="No example is longer than its context length, counted again from its text.",
 )
+def examples_fit_context(
+    context: dg.AssetCheckExecutionContext, lake: LakeResource
+) -> dg.AssetCheckResult:
+    offenders = []
+    for row in _rows(context, lake, ["example_id", "tokens", "context_tokens", *SFT_FORMATS]):
+        problem = length_problem(row, SFT_FORMATS)
+        if problem:
+            offenders.append({"example_id": row["example_id"], "problem": problem})
+    return offenders_result(offenders, "examples over their context or miscounted")
+
+
 episodes_in_one_split = blocking_lake_check(
     "sft_examples",
     "episodes_in_one_split",
@@ -31,12 +56,14 @@ episodes_in_one_split = blocking_lake_check(
 @dg.asset_check(
     asset="sft_examples",
     blocking=True,
+    partitions_def=datasets_partitions,
     description="Every rendering is what its consumer accepts (roles, tool-call ids, JSON).",
 )
-def examples_valid_for_consumers(lake: LakeResource) -> dg.AssetCheckResult:
+def examples_valid_for_consumers(
+    context: dg.AssetCheckExecutionContext, lake: LakeResource
+) -> dg.AssetCheckResult:
     offenders = []
-    # row group by row group: DuckDB's reader held ~350 MB of these long texts at 5,000 rows
-    for row in iter_table_rows(lake.root, GROUP, "sft_examples", ["example_id", *SFT_FORMATS]):
+    for row in _rows(context, lake, ["example_id", *SFT_FORMATS]):
         problems = example_problems({name: row[name] for name in SFT_FORMATS})
         if problems:
             offenders.append({"example_id": row["example_id"], "problems": problems[:3]})
