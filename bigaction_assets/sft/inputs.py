@@ -8,10 +8,15 @@ from typing import Any
 
 import duckdb
 
-from bigaction_assets.lake import partition_path, query_connection
+from bigaction_assets.lake import iter_partition_batches, partition_path, query_connection
 
 EPISODES_PER_BATCH = 256
 GROUP = "standardized"
+Episode = tuple[dict[str, Any], list[dict[str, Any]], dict[str, str]]
+
+
+class EventsOutOfOrder(ValueError):
+    """The events file does not hold each episode's events together, in the episodes' order."""
 
 
 def _table(lake: Path, asset: str, key: str) -> str:
@@ -19,40 +24,58 @@ def _table(lake: Path, asset: str, key: str) -> str:
     return f"read_parquet('{path}')"
 
 
-def _records(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+def _rows(lake: Path, asset: str, key: str) -> Iterator[dict[str, Any]]:
+    for batch in iter_partition_batches(lake, GROUP, asset, key, EPISODES_PER_BATCH):
+        yield from batch.to_pylist()
 
 
-def iter_episodes(
-    lake: Path, key: str, with_pages: bool = True
-) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]], dict[str, str]]]:
+def _batches(lake: Path, key: str) -> Iterator[list[tuple[dict[str, Any], list[dict[str, Any]]]]]:
+    """(episode, events) in batches, reading both files once, in step, in the order written.
+
+    The standardize step writes each episode's events together, in the order of the episodes;
+    reading the two files side by side needs no sort and no search, whatever their size.
+    """
+    events = _rows(lake, "events", key)
+    pending = next(events, None)
+    done: set[str] = set()
+    batch: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    for episode in _rows(lake, "episodes", key):
+        episode_id = episode["episode_id"]
+        own = []
+        while pending is not None and pending["episode_id"] == episode_id:
+            own.append(pending)
+            pending = next(events, None)
+        if pending is not None and pending["episode_id"] in done:
+            raise EventsOutOfOrder(f"events of {pending['episode_id']} are not together")
+        done.add(episode_id)
+        batch.append((episode, sorted(own, key=lambda event: event["idx"])))
+        if len(batch) == EPISODES_PER_BATCH:
+            yield batch
+            batch = []
+    if pending is not None:
+        raise EventsOutOfOrder(f"events of {pending['episode_id']} follow every episode")
+    if batch:
+        yield batch
+
+
+def iter_episodes(lake: Path, key: str, with_pages: bool = True) -> Iterator[Episode]:
     """(episode, its events in order, its pages by html_sha) for every episode of a partition,
-    in source order. Pages are the cleaned HTML where the source has it, else the raw HTML."""
+    in the order written (source order). Pages are the cleaned HTML where the source has it,
+    else the raw HTML.
+
+    Memory follows a batch of episodes, not the partition.
+
+    Raises:
+        EventsOutOfOrder: the events file does not keep each episode's events together in the
+            episodes' order (the standardize step always writes it so).
+    """
     with query_connection() as con:
-        episodes = _records(
-            con.execute(
-                f"select * from {_table(lake, 'episodes', key)} order by source_file, source_record"
-            )
-        )
-        for start in range(0, len(episodes), EPISODES_PER_BATCH):
-            batch = episodes[start : start + EPISODES_PER_BATCH]
-            ids = [episode["episode_id"] for episode in batch]
-            events = _records(
-                con.execute(
-                    f"""select * from {_table(lake, "events", key)}
-                    where episode_id in (select unnest(?)) order by episode_id, idx""",
-                    [ids],
-                )
-            )
-            by_episode: dict[str, list[dict[str, Any]]] = {}
-            for event in events:
-                by_episode.setdefault(event["episode_id"], []).append(event)
+        for batch in _batches(lake, key):
+            events = [event for _, own in batch for event in own]
             pages = _pages(con, lake, key, events) if with_pages else {}
-            for episode in batch:
-                episode_events = by_episode.get(episode["episode_id"], [])
-                shas = {e["html_sha"] for e in episode_events if e["html_sha"]}
-                yield episode, episode_events, {sha: pages[sha] for sha in shas if sha in pages}
+            for episode, own in batch:
+                shas = {e["html_sha"] for e in own if e["html_sha"]}
+                yield episode, own, {sha: pages[sha] for sha in shas if sha in pages}
 
 
 def _pages(
