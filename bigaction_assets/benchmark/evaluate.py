@@ -50,7 +50,7 @@ def prediction_files(path: Path) -> list[Path]:
     return [path] if path.exists() else []
 
 
-def _prediction(value: Any) -> Prediction:
+def parse_prediction(value: Any) -> Prediction:
     if not isinstance(value, dict):
         raise ValueError("not a JSON object")
     for key, kind in (("model", str), ("task_id", str), ("step", int)):
@@ -76,7 +76,7 @@ def read_predictions(
                 if not line.strip():
                     continue
                 try:
-                    prediction = _prediction(orjson.loads(line))
+                    prediction = parse_prediction(orjson.loads(line))
                 except (orjson.JSONDecodeError, ValueError) as exc:
                     problems.append(PredictionProblem(path.name, number, str(exc)))
                     continue

@@ -36,6 +36,8 @@ DROPPED_TAGS = frozenset(
 LEAF_TAGS = frozenset({"svg", "math", "iframe", "object", "canvas"})  # their insides are noise
 KEPT_WHEN_EMPTY = frozenset({"input", "select", "textarea", "button"})
 HIDDEN_STYLES = ("display:none", "visibility:hidden")
+# attributes that can hide an element: most elements carry none, and skip the full test
+_HIDING = frozenset({"hidden", "aria_hidden", "aria-hidden", "style", "type"})
 
 
 @dataclass(slots=True, eq=False)
@@ -120,7 +122,7 @@ class _Builder:
             return None
         attributes = node.attributes
         bnid = self.numbers[node.mem_id] if self.numbers else attributes.get(ID_ATTRIBUTE)
-        if is_hidden(attributes, tag):
+        if not _HIDING.isdisjoint(attributes) and is_hidden(attributes, tag):
             return None
         kept = [(k, v) for k, v in attributes.items() if k in SALIENT_ATTRIBUTES and v]
         element = Element(tag, bnid, kept)
