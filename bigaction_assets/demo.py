@@ -17,6 +17,7 @@ from bigaction_assets.sources import adapters
 JOB_NAME = "build_dataset"
 FILES_JOB_NAME = "write_sft_files"
 RELEASE_JOB_NAME = "publish_release"
+LEADERBOARD_JOB_NAME = "rank_models"
 PARTITIONS = "datasets"
 # Runs are recorded in the instance for the UI; the terminal gets warnings and the summary.
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -54,6 +55,12 @@ def materialize_all(paths: Paths) -> dict[str, bool]:
     )
     outcome["sft files"] = files.success
     print(f"  {'ok    ' if files.success else 'FAILED'} sft files", flush=True)
+    # Benchmark: every dataset's snapshot and scores were built above; rank the models.
+    ranked = definitions.resolve_job_def(LEADERBOARD_JOB_NAME).execute_in_process(
+        instance=instance, raise_on_error=False, run_config=QUIET
+    )
+    outcome["leaderboard"] = ranked.success
+    print(f"  {'ok    ' if ranked.success else 'FAILED'} leaderboard", flush=True)
     # The release stays a local folder unless BIGACTION_HUB_REPO and HF_TOKEN are set.
     release = definitions.resolve_job_def(RELEASE_JOB_NAME).execute_in_process(
         instance=instance, raise_on_error=False, run_config=QUIET
@@ -85,12 +92,21 @@ def summary(paths: Paths) -> str:
         if "rejects" not in views or not rows:
             lines.append("  none")
     sft = paths.lake.parent / "sft"
+    board = paths.lake.parent / "benchmark" / "leaderboard.md"
+    if board.exists():
+        lines += [
+            "",
+            "Benchmark leaderboard (bundled demo predictions):",
+            board.read_text().rstrip(),
+        ]
     lines += [
         "",
         f"Lake (Parquet):   {paths.lake}",
         f"Catalog (DuckDB): {paths.catalog}",
         f"SFT files:        {sft}/<openai|sharegpt|openhands>/<split>.jsonl",
         f"Release (Hub):    {paths.lake.parent / 'release'}  (README.md, data/<config>/*.parquet)",
+        f"Benchmark:        {board.parent}  (leaderboard.md, leaderboard.svg; tables "
+        "benchmark_snapshot, eval_results, leaderboard)",
         "",
         "Next:",
         "  make ui                       # the Dagster UI on this data, http://127.0.0.1:3000",

@@ -22,6 +22,7 @@ DUCKDB_CLI = Path(sys.executable).parent / "duckdb"
 SQL_FILES = sorted((REPO / "sql").glob("*.sql"))
 BUNDLED_ADP = ("synatra", "nnetnav-wa", "webarena_successful", "agenttuning_mind2web", "swe-smith")
 MIND2WEB_LANDING = REPO / "landing" / "mind2web" / "train_demo.json"
+THE_WAVE_LANDING = REPO / "landing" / "the_wave" / "test_demo.jsonl"
 TIMEOUT = 300  # seconds; a guard against a hang, not a performance assertion
 
 
@@ -81,6 +82,8 @@ def expected_sources(landing: Path) -> set[str]:
     sources = set(BUNDLED_ADP)
     if (landing / "mind2web" / MIND2WEB_LANDING.name).exists():
         sources.add("mind2web")
+    if (landing / "the_wave" / THE_WAVE_LANDING.name).exists():
+        sources.add("the-wave")
     return sources
 
 
@@ -124,3 +127,16 @@ def test_sql_query_runs_read_only_on_the_catalog(demo: DemoRun, sql_file: Path) 
     query = duckdb_cli("-readonly", str(demo.catalog), stdin=sql_file.read_text(encoding="utf-8"))
     assert query.returncode == 0, f"{sql_file.name}: {query.stderr}"
     assert "Error" not in query.stderr
+
+
+def test_demo_builds_a_snapshot_and_a_leaderboard_from_the_bundled_predictions(demo: DemoRun):
+    assert demo.result.returncode == 0
+    assert "ok     leaderboard" in demo.result.stdout
+    assert "| demo-careful | all |" in demo.result.stdout
+    query = duckdb_cli(
+        str(demo.catalog),
+        "select model from leaderboard where split = 'all' and steps > 0 order by 1",
+    )
+    assert query.returncode == 0, query.stderr
+    assert {"demo-careful", "demo-hasty"} <= first_column(query.stdout)
+    assert (demo.root / "data" / "benchmark" / "leaderboard.svg").read_text().startswith("<svg")

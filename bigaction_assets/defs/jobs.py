@@ -7,9 +7,13 @@ from bigaction_assets.defs.partitions import datasets_partitions
 dataset_job = dg.define_asset_job(
     "build_dataset",
     selection=dg.AssetSelection.groups("raw", "standardized")
-    | dg.AssetSelection.assets("sft_examples"),
+    | dg.AssetSelection.assets("sft_examples")
+    | dg.AssetSelection.assets("benchmark_snapshot", "eval_results"),
     partitions_def=datasets_partitions,
-    description="Builds one landing dataset: raw records, standardized tables, SFT examples.",
+    description=(
+        "Builds one landing dataset: raw records, standardized tables, SFT examples, "
+        "benchmark steps and their scores."
+    ),
 )
 
 sft_files_job = dg.define_asset_job(
@@ -22,4 +26,10 @@ release_job = dg.define_asset_job(
     "publish_release",
     selection=dg.AssetSelection.assets("hub_release"),
     description="Builds the release folder from the lake and pushes it when a Hub repo is set.",
+)
+
+leaderboard_job = dg.define_asset_job(
+    "rank_models",
+    selection=dg.AssetSelection.assets("leaderboard"),
+    description="Ranks every model with predictions, per split, from every dataset's scores.",
 )

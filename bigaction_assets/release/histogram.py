@@ -46,12 +46,13 @@ def histogram(values: Iterable[int] | Mapping[int, int], bins: int = 20) -> Hist
     return Histogram(width=width, counts=counts)
 
 
-def svg(hist: Histogram, title: str, unit: str = "tokens") -> str:
-    """The histogram as an SVG document: one bar per bin, axes labelled, counts on the bars."""
+def frame(title: str, x_label: str, y_label: str) -> list[str]:
+    """The opening of a chart: canvas, title, both axes and their labels (the plot area is
+    `MARGIN_*` inside `WIDTH` x `HEIGHT`); the caller adds its marks and `</svg>`."""
     plot_w = WIDTH - MARGIN_LEFT - MARGIN_RIGHT
     plot_h = HEIGHT - MARGIN_TOP - MARGIN_BOTTOM
     base = MARGIN_TOP + plot_h
-    parts = [
+    return [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="11">',
         f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
@@ -61,10 +62,18 @@ def svg(hist: Histogram, title: str, unit: str = "tokens") -> str:
         f'<line x1="{MARGIN_LEFT}" y1="{MARGIN_TOP}" x2="{MARGIN_LEFT}" y2="{base}" '
         'stroke="black"/>',
         f'<text x="{MARGIN_LEFT + plot_w / 2}" y="{HEIGHT - 8}" text-anchor="middle">'
-        f"{escape(unit)} (bins of {hist.width})</text>",
+        f"{escape(x_label)}</text>",
         f'<text x="14" y="{MARGIN_TOP + plot_h / 2}" text-anchor="middle" '
-        f'transform="rotate(-90 14 {MARGIN_TOP + plot_h / 2})">examples</text>',
+        f'transform="rotate(-90 14 {MARGIN_TOP + plot_h / 2})">{escape(y_label)}</text>',
     ]
+
+
+def svg(hist: Histogram, title: str, unit: str = "tokens") -> str:
+    """The histogram as an SVG document: one bar per bin, axes labelled, counts on the bars."""
+    plot_w = WIDTH - MARGIN_LEFT - MARGIN_RIGHT
+    plot_h = HEIGHT - MARGIN_TOP - MARGIN_BOTTOM
+    base = MARGIN_TOP + plot_h
+    parts = frame(title, f"{unit} (bins of {hist.width})", "examples")
     if not hist.counts:
         parts.append(f'<text x="{WIDTH / 2}" y="{HEIGHT / 2}" text-anchor="middle">no data</text>')
     else:

@@ -1,0 +1,40 @@
+"""Table-wide properties of the benchmark snapshot, as DuckDB queries returning offenders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from bigaction_assets.quality import _rows, relation
+
+GROUP = "benchmark"
+
+
+def misplaced_targets(
+    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20
+) -> list[dict[str, Any]]:
+    """Valid steps whose choices hold no target or several; invalid steps whose choices hold one."""
+    return _rows(
+        con,
+        f"""
+        select episode_id, step, is_valid,
+               len(list_intersect(candidate_ids, target_ids)) as targets_among_choices
+        from {relation(lake, "benchmark_snapshot", GROUP)}
+        where len(list_intersect(candidate_ids, target_ids)) <> is_valid::int
+        order by 1, 2 limit {limit}""",
+    )
+
+
+def repeated_steps(
+    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20
+) -> list[dict[str, Any]]:
+    """Steps that appear more than once across the snapshot's partitions."""
+    return _rows(
+        con,
+        f"""
+        select episode_id, step, count(*) as copies
+        from {relation(lake, "benchmark_snapshot", GROUP)}
+        group by 1, 2 having count(*) > 1 order by 1, 2 limit {limit}""",
+    )

@@ -1,0 +1,92 @@
+"""The benchmark stage through Dagster: snapshot, scores, leaderboard, checks, reruns."""
+
+from __future__ import annotations
+
+import shutil
+
+import dagster as dg
+import pyarrow.parquet as pq
+import pytest
+
+from bigaction_assets.definitions import defs
+from tests.conftest import BUNDLED_LANDING
+
+DATASETS = ("mind2web.train_demo", "the_wave.test_demo")
+PER_DATASET = dg.AssetSelection.groups("raw", "standardized") | dg.AssetSelection.assets(
+    "benchmark_snapshot", "eval_results"
+)
+
+
+@pytest.fixture(scope="module")
+def pipeline():
+    code_location = defs()
+    return [*code_location.assets, *(code_location.asset_checks or [])]
+
+
+@pytest.fixture
+def built(pipeline, dagster_lake, ephemeral_instance):
+    """Both bundled web datasets with the bundled predictions, then the leaderboard."""
+    dagster_lake.add_bundled("mind2web", "train_demo")
+    (dagster_lake.landing / "the_wave").mkdir()
+    shutil.copy2(
+        BUNDLED_LANDING / "the_wave" / "test_demo.jsonl", dagster_lake.landing / "the_wave"
+    )
+    shutil.copytree(BUNDLED_LANDING / "predictions", dagster_lake.landing / "predictions")
+    ephemeral_instance.add_dynamic_partitions("datasets", list(DATASETS))
+
+    def run(key=None, selection=PER_DATASET, run_config=None):
+        return dg.materialize(
+            pipeline, partition_key=key, instance=ephemeral_instance,
+            resources={"lake": dagster_lake.resource}, selection=selection,
+            run_config=run_config, raise_on_error=False,
+        )  # fmt: skip
+
+    results = {key: run(key) for key in DATASETS}
+    results["leaderboard"] = run(selection=dg.AssetSelection.assets("leaderboard"))
+    return dagster_lake, results, run
+
+
+def _metadata(result, asset):
+    events = [e for e in result.get_asset_materialization_events() if e.asset_key.path == [asset]]
+    return {
+        k: v.value for k, v in events[-1].step_materialization_data.materialization.metadata.items()
+    }
+
+
+def test_snapshot_scores_and_leaderboard(built):
+    lake, results, _ = built
+    assert all(result.success for result in results.values())
+    for key in DATASETS:
+        checks = {c.check_name: c.passed for c in results[key].get_asset_check_evaluations()}
+        assert checks["targets_among_choices"] and checks["snapshot_steps_unique"]
+    wave = _metadata(results["the_wave.test_demo"], "benchmark_snapshot")
+    assert wave["dagster/row_count"] == 6 and wave["invalid_by_reason"] == {"no_target": 1}
+    scores = _metadata(results["mind2web.train_demo"], "eval_results")
+    assert scores["dagster/row_count"] == 28  # 14 steps x 2 models
+    board = pq.read_table(lake.table("benchmark", "leaderboard", "all")).to_pylist()
+    rows = {(row["model"], row["split"]): row for row in board}
+    assert set(rows) == {
+        (m, s) for m in ("demo-careful", "demo-hasty") for s in ("train", "test", "all")
+    }
+    assert rows[("demo-careful", "all")]["steps"] == 19
+    assert rows[("demo-careful", "all")]["invalid_steps"] == 1
+    assert (
+        rows[("demo-careful", "all")]["step_success_macro"]
+        > rows[("demo-hasty", "all")]["step_success_macro"]
+    )
+    shown = _metadata(results["leaderboard"], "leaderboard")["leaderboard"]
+    assert "| demo-careful | all | 19 |" in shown and "data:image/svg+xml;base64," in shown
+    assert (lake.data / "benchmark" / "leaderboard.svg").read_text().startswith("<svg")
+
+
+def test_rerun_gives_the_same_bytes_and_other_config_makes_predictions_stale(built):
+    lake, _, run = built
+    path = lake.table("benchmark", "benchmark_snapshot", "mind2web.train_demo")
+    before = pq.read_table(path)
+    assert run("mind2web.train_demo").success
+    assert pq.read_table(path).equals(before)
+    config = {"ops": {"benchmark_snapshot": {"config": {"k": 3, "seed": 7}}}}
+    assert run("mind2web.train_demo", run_config=config).success
+    assert {len(c) for c in pq.read_table(path)["candidates"].to_pylist()} <= {4}
+    scores = pq.read_table(lake.table("benchmark", "eval_results", "mind2web.train_demo"))
+    assert set(scores["status"].to_pylist()) == {"stale"}
