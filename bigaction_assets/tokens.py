@@ -87,9 +87,16 @@ def count_tokens_uncached(text: str) -> int:
     return len(encode(text))
 
 
+# The newline that ends a segment (a split on the zero-width `_SEGMENT_START` is 3x slower).
+_SEGMENT_END = re.compile(r"\n(?=[^\S\r\n]*\S)")
+
+
 def segments(text: str) -> list[str]:
     """`text` cut where no cl100k_base piece crosses; their counts add up to the text's."""
-    return _SEGMENT_START.split(text) if "\n" in text else [text]
+    if "\n" not in text:
+        return [text]
+    *lines, last = _SEGMENT_END.split(text)
+    return [f"{line}\n" for line in lines] + [last]
 
 
 def count_tokens(text: str) -> int:

@@ -8,11 +8,17 @@ from typing import Any
 
 import pytest
 from conftest import run_ingest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bigaction_assets.sft.conversation import NO_OBSERVATION, build_conversation
+from bigaction_assets.sft.conversation import NO_OBSERVATION, ToolCall, build_conversation
 from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_format import parse_function_blocks, render_openhands
-from bigaction_assets.sft.sharegpt_format import dataset_info, render_sharegpt
+from bigaction_assets.sft.sharegpt_format import (
+    dataset_info,
+    function_call_json,
+    render_sharegpt,
+)
 from bigaction_assets.sft.validate import openai_problems, openhands_problems, sharegpt_problems
 from bigaction_assets.sources.adp import ADAPTER as ADP
 from bigaction_assets.sources.mind2web import ADAPTER as MIND2WEB
@@ -141,3 +147,24 @@ def test_bundled_samples_render_valid(adapter, dataset):
         assert openai_problems(render_openai(conversation)) == []
         assert sharegpt_problems(render_sharegpt(conversation)) == []
         assert openhands_problems(render_openhands(conversation)) == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    name=st.text(min_size=1, max_size=12),
+    arguments=st.dictionaries(
+        st.text(max_size=8),
+        st.one_of(
+            st.text(max_size=20),
+            st.integers(),
+            st.booleans(),
+            st.none(),
+            st.floats(allow_nan=False),
+        ),
+        max_size=4,
+    ),
+)
+def test_function_call_text_is_exactly_json_dumps(name, arguments):
+    call = ToolCall("call_1", name, arguments)
+    expected = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+    assert function_call_json(call) == expected

@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from bigaction_assets.sft.arguments import decode_arguments
@@ -39,6 +40,11 @@ class ToolCall:
     id: str
     name: str
     arguments: dict[str, Any]
+
+    @cached_property
+    def arguments_json(self) -> str:
+        """`arguments_json(self.arguments)`, made once: every window and format shows it."""
+        return arguments_json(self.arguments)
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bigaction_assets.sft.conversation import Conversation, Turn, arguments_json
+from bigaction_assets.sft.conversation import Conversation, Turn
 
 
 def _message(turn: Turn) -> dict[str, Any]:
@@ -16,7 +16,7 @@ def _message(turn: Turn) -> dict[str, Any]:
                 {
                     "id": call.id,
                     "type": "function",
-                    "function": {"name": call.name, "arguments": arguments_json(call.arguments)},
+                    "function": {"name": call.name, "arguments": call.arguments_json},
                 }
                 for call in turn.tool_calls
             ],
