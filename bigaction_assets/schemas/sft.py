@@ -19,7 +19,9 @@ class SftExampleSchema(pa.DataFrameModel):
     window: pl.Int32 = pa.Field(ge=0, description="Window number within the episode, from 0.")
     windows: pl.Int32 = pa.Field(ge=1, description="How many windows the episode was cut into.")
     split: str = pa.Field(description="train / validation / test, by a hash of the episode id.")
-    tokens: pl.Int32 = pa.Field(ge=0, description="Upper bound of its tokens in any format.")
+    tokens: pl.Int32 = pa.Field(
+        ge=0, description="cl100k_base tokens of its longest format, as a chat model sees it."
+    )
     context_tokens: pl.Int32 = pa.Field(gt=0, description="Context length it had to fit.")
     turns: pl.Int32 = pa.Field(ge=0, description="Messages after the system prompt.")
     thought_source: str = pa.Field(
