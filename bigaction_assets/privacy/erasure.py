@@ -100,7 +100,8 @@ def row_mask(table: pa.Table | pa.RecordBatch, forgotten: Forgotten) -> pa.Array
     if EPISODE_COLUMN in names:
         masks.append(pc.is_in(table[EPISODE_COLUMN], value_set=episodes))
     for column in DERIVED_ID_COLUMNS:
-        if column in names and pa.types.is_string(table.schema.field(column).type):
+        kind = table.schema.field(column).type if column in names else None
+        if kind is not None and (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
             prefix = pc.replace_substring_regex(table[column], pattern="#[^#]*$", replacement="")
             masks.append(pc.is_in(prefix, value_set=episodes))
     if not masks:

@@ -10,6 +10,7 @@ from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.privacy.register import load_forgotten, release_offenders, table_offenders
 
 CHECK_NAME = "forgotten_users_absent"
+ERASURE = "forgotten_users"
 WHAT = "partition files holding rows of senders who asked to be forgotten"
 
 
@@ -20,6 +21,7 @@ def forgotten_users_absent(asset: str, group: str) -> dg.AssetChecksDefinition:
         asset=asset,
         name=CHECK_NAME,
         blocking=True,
+        additional_deps=[ERASURE],  # in the forget job, the check runs after the erasure
         description="No row of a sender who asked to be forgotten (pseudonyms and episodes).",
     )
     def _check(lake: LakeResource) -> dg.AssetCheckResult:
@@ -40,6 +42,7 @@ sft_examples_forgotten = forgotten_users_absent("sft_examples", "sft")
     asset="hub_release",
     name=CHECK_NAME,
     blocking=True,
+    additional_deps=[ERASURE],
     description="No shard of the local release holds a row of a forgotten sender.",
 )
 def hub_release_forgotten(lake: LakeResource) -> dg.AssetCheckResult:
