@@ -7,7 +7,7 @@ UV := $(or $(shell command -v uv 2>/dev/null),$(UV_BOOTSTRAP)/bin/uv)
 export BIGACTION_DATA_DIR ?= $(CURDIR)/data
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: demo test lint format ui sql bench clean
+.PHONY: demo test lint format ui sql bench clean collector forget bench-telemetry
 
 # uv installs the locked environment in seconds; pip bootstraps uv where it is missing.
 $(UV_BOOTSTRAP)/bin/uv:
@@ -44,5 +44,15 @@ sql: $(BIN)/.synced  ## run a query file against the catalog: make sql Q=sql/epi
 bench: $(BIN)/.synced  ## the ingest benchmark (writes scratch data under benchmarks/out)
 	$(BIN)/python benchmarks/ingest.py
 
+collector: $(BIN)/.synced  ## the telemetry collector on 127.0.0.1:8700 (needs BIGACTION_PSEUDONYM_KEY, or DEV=1)
+	$(BIN)/python -m bigaction_assets.collector --port $(or $(PORT),8700) $(if $(DEV),--dev)
+
+forget: $(BIN)/.synced  ## record a forget request: make forget ID=<anonymous id> (DEV=1 for the dev key)
+	@test -n "$(ID)" || (echo "usage: make forget ID=<the sender's user_id or unique_user_id>" && exit 2)
+	$(BIN)/python -m bigaction_assets.privacy.forget "$(ID)" $(if $(DEV),--dev)
+
+bench-telemetry: $(BIN)/.synced  ## collector and scrubbing throughput (see benchmarks/README.md)
+	$(BIN)/python benchmarks/telemetry.py
+
 clean:
-	rm -rf $(BIGACTION_DATA_DIR) .pytest_cache .ruff_cache
+	rm -rf $(BIGACTION_DATA_DIR) .pytest_cache .ruff_cache landing/telemetry landing/forget

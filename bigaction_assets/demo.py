@@ -38,14 +38,17 @@ def materialize_all(paths: Paths) -> dict[str, bool]:
     from bigaction_assets.definitions import defs  # after DAGSTER_HOME is set
 
     instance = dg.DagsterInstance.get()
+    definitions = defs()
+    land_telemetry(paths, definitions, instance)
     keys = sorted(ingest.discover(paths.landing, adapters()))
     known = set(instance.get_dynamic_partitions(PARTITIONS))
     instance.add_dynamic_partitions(PARTITIONS, [k for k in keys if k not in known])
-    definitions = defs()
     job = definitions.resolve_job_def(JOB_NAME)
     outcome = {}
     for key in keys:
-        result = job.execute_in_process(
+        # telemetry days go through the day job: the spine's stages plus the daily report
+        day_job = key.startswith("telemetry.") and definitions.resolve_job_def(TELEMETRY_DAY_JOB)
+        result = (day_job or job).execute_in_process(
             partition_key=key, instance=instance, raise_on_error=False, run_config=QUIET
         )
         outcome[key] = result.success
@@ -68,6 +71,38 @@ def materialize_all(paths: Paths) -> dict[str, bool]:
     outcome["release"] = release.success
     print(f"  {'ok    ' if release.success else 'FAILED'} release", flush=True)
     return outcome
+
+
+# --- telemetry (#6): the bundled client batches through the collector's intake ---------------
+TELEMETRY_BATCHES_JOB = "ingest_telemetry_batches"
+TELEMETRY_DAY_JOB = "build_telemetry_day"
+
+
+def land_telemetry(paths: Paths, definitions: dg.Definitions, instance: dg.DagsterInstance) -> None:
+    """Land the telemetry sample (scrubbed, pseudonymized: the development key unless
+    BIGACTION_PSEUDONYM_KEY is set) and ingest its batches into raw_telemetry in one run."""
+    from bigaction_assets.privacy.pseudonyms import Pseudonymizer
+    from bigaction_assets.telemetry.landing import batch_files
+    from bigaction_assets.telemetry.sample import land_sample
+
+    landed = land_sample(paths.landing, Pseudonymizer.from_env(dev=True))
+    print(
+        f"  telemetry sample: {landed['received']} steps in {landed['batches']} batches, "
+        f"{landed['stored']} stored, {landed['opted_out']} opted out; scrubbed {landed['scrubbed']}"
+    )
+    batches = sorted(batch_files(paths.landing))
+    known = set(instance.get_dynamic_partitions("telemetry_batches"))
+    instance.add_dynamic_partitions("telemetry_batches", [b for b in batches if b not in known])
+    result = definitions.resolve_job_def(TELEMETRY_BATCHES_JOB).execute_in_process(
+        instance=instance,
+        raise_on_error=False,
+        run_config=QUIET,
+        tags={
+            "dagster/asset_partition_range_start": batches[0],
+            "dagster/asset_partition_range_end": batches[-1],
+        },
+    )
+    print(f"  {'ok    ' if result.success else 'FAILED'} raw_telemetry", flush=True)
 
 
 def summary(paths: Paths) -> str:

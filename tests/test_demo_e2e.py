@@ -79,7 +79,7 @@ def first_column(table: str) -> set[str]:
 
 
 def expected_sources(landing: Path) -> set[str]:
-    sources = set(BUNDLED_ADP)
+    sources = set(BUNDLED_ADP) | {"telemetry"}  # the bundled telemetry sample, landed by the demo
     if (landing / "mind2web" / MIND2WEB_LANDING.name).exists():
         sources.add("mind2web")
     if (landing / "the_wave" / THE_WAVE_LANDING.name).exists():

@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from bigaction_assets.defs.partitions import datasets_partitions
+from bigaction_assets.defs.partitions import datasets_partitions, telemetry_batches
 
 dataset_job = dg.define_asset_job(
     "build_dataset",
@@ -32,4 +32,21 @@ leaderboard_job = dg.define_asset_job(
     "rank_models",
     selection=dg.AssetSelection.assets("leaderboard"),
     description="Ranks every model with predictions, per split, from every dataset's scores.",
+)
+
+# --- telemetry (#6): new batches into the raw layer; a finished day through the spine ---
+telemetry_batches_job = dg.define_asset_job(
+    "ingest_telemetry_batches",
+    selection=dg.AssetSelection.assets("raw_telemetry"),
+    partitions_def=telemetry_batches,
+    description="Ingests landed telemetry batches into raw_telemetry (each batch once).",
+)
+
+telemetry_day_job = dg.define_asset_job(
+    "build_telemetry_day",
+    selection=dg.AssetSelection.assets("raw_records", "sft_examples", "telemetry_report")
+    | dg.AssetSelection.groups("standardized"),
+    partitions_def=datasets_partitions,
+    description="Compacts one day of telemetry batches into raw_records, then standardized "
+    "episodes and SFT examples, and refreshes the daily report.",
 )

@@ -3,3 +3,6 @@
 import dagster as dg
 
 datasets_partitions = dg.DynamicPartitionsDefinition(name="datasets")
+
+# Telemetry (#6): each batch the collector lands is one partition of `raw_telemetry`.
+telemetry_batches = dg.DynamicPartitionsDefinition(name="telemetry_batches")

@@ -34,7 +34,9 @@ def landing_datasets_sensor(
 ) -> dg.SensorResult:
     """Registers new landing datasets as partitions and runs each new or changed one once."""
     seen: dict[str, str] = json.loads(context.cursor) if context.cursor else {}
-    found = ingest.discover(lake.landing, adapters())
+    # adapters whose data arrives all day (telemetry) have their own sensor and schedule
+    steady = {n: a for n, a in adapters().items() if not getattr(a, "arrives_continuously", False)}
+    found = ingest.discover(lake.landing, steady)
     known = set(context.instance.get_dynamic_partitions(datasets_partitions.name))
     new = sorted(set(found) - known)
     current = {key: ingest.fingerprint(files) for key, files in found.items()}

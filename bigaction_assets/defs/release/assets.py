@@ -9,6 +9,7 @@ from bigaction_assets.defs.release.checks import RELEASE_DIR, failed_upstream_ga
 from bigaction_assets.defs.resources import HubResource, LakeResource, hub_from_env
 from bigaction_assets.defs.sft.assets import SFT_VERSION
 from bigaction_assets.defs.standardized.assets import STANDARDIZE_VERSION
+from bigaction_assets.privacy.register import forgotten_rows
 from bigaction_assets.release.build import EmptyRelease, ReleaseSettings, build_release
 from bigaction_assets.release.provenance import NotRedistributable, lake_datasets, releasable
 from bigaction_assets.release.shards import DEFAULT_SHARD_BYTES
@@ -55,6 +56,8 @@ def release_asset(hub: HubResource) -> dg.AssetsDefinition:
             kept = releasable(datasets, config.exclude_datasets)
             if problems := failed_upstream_gates(context, kept):
                 raise dg.Failure("release blocked by upstream checks: " + "; ".join(problems))
+            if held := forgotten_rows(lake.root, lake.landing):  # now, not at the last run
+                raise dg.Failure(f"release blocked: rows of forgotten senders remain: {held}")
             settings = ReleaseSettings(
                 max_shard_bytes=config.max_shard_bytes,
                 pretty_name=config.pretty_name,

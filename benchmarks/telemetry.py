@@ -1,0 +1,158 @@
+"""Telemetry benchmark: collector throughput on loopback (50-step batches, JSON and msgpack) and
+scrubbing throughput per core.
+
+    .venv/bin/python benchmarks/telemetry.py [--batches 200] [--clients 8]
+
+The collector runs as its own process (`python -m bigaction_assets.collector`, port 0), as in
+production, so the clients do not share its interpreter; it lands into a scratch folder under
+benchmarks/out/.
+"""
+
+# ruff: noqa: E501 - the table rows are long literals
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import msgpack
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from telemetry_synth import scale_batches
+
+from bigaction_assets.privacy.passwords import password_values
+from bigaction_assets.privacy.pseudonyms import Pseudonymizer
+from bigaction_assets.privacy.scrub import Scrubber
+from bigaction_assets.telemetry.intake import take_batch
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "out" / "telemetry"
+
+
+def start_collector(landing: Path) -> tuple[subprocess.Popen, tuple[str, int]]:
+    env = {**os.environ, "BIGACTION_PSEUDONYM_KEY": "benchmark-key-0123456789abcdef"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bigaction_assets.collector", "--port", "0", "--landing", str(landing),
+         "--max-body-bytes", str(64 * 1024 * 1024)],
+        env=env, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    for line in process.stderr:
+        found = re.search(r"running on http://([\d.]+):(\d+)", line)
+        if found:  # keep reading its log, or a full pipe would stall the server
+            threading.Thread(target=lambda: [None for _ in process.stderr], daemon=True).start()
+            return process, (found.group(1), int(found.group(2)))
+    raise RuntimeError("the collector did not start")
+
+
+def post_all(address: tuple[str, int], bodies: list[bytes], ctype: str, clients: int) -> float:
+    def send(chunk: list[bytes]) -> None:
+        connection = http.client.HTTPConnection(*address, timeout=120)  # keep-alive per client
+        for body in chunk:
+            connection.request("POST", "/v1/telemetry", body=body, headers={"Content-Type": ctype})
+            response = connection.getresponse()
+            response.read()
+            assert response.status == 202, response.status
+        connection.close()
+
+    chunks = [bodies[i::clients] for i in range(clients)]
+    start = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        list(pool.map(send, chunks))
+    return time.perf_counter() - start
+
+
+def collector_throughput(batches: int, clients: int) -> list[tuple[str, float, float, float]]:
+    data = scale_batches(batches, steps=50)
+    rows = []
+    for name, encode, ctype in (("json", orjson.dumps, "application/json"),
+                                ("msgpack", msgpack.packb, "application/msgpack")):  # fmt: skip
+        landing = OUT / f"landing-{name}"
+        shutil.rmtree(landing, ignore_errors=True)
+        bodies = [encode(batch) for batch in data]
+        process, address = start_collector(landing)
+        try:
+            post_all(address, bodies[: max(4, clients)], ctype, clients)  # warm up
+            seconds = post_all(address, bodies, ctype, clients)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+        mb = sum(len(b) for b in bodies) / 1e6
+        rows.append((name, batches / seconds, batches * 50 / seconds, mb / seconds))
+    return rows
+
+
+def _strings(value: object) -> int:
+    if isinstance(value, str):
+        return len(value.encode())
+    if isinstance(value, dict):
+        return sum(_strings(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_strings(v) for v in value)
+    return 0
+
+
+def scrub_throughput() -> list[tuple[str, float, float]]:
+    """MB of text per second on one core: scrubbing alone, and the whole intake of a record."""
+    records = [r for batch in scale_batches(20, steps=10) for r in batch]
+    pages = [
+        a["raw_html"]
+        for task in orjson.loads((ROOT / "landing/mind2web/train_demo.json").read_bytes())
+        for a in task["actions"]
+    ]
+    prose = [
+        "Thoughts: the user wants the April invoice; the page lists it with a PDF link. " * 40
+    ] * 50
+    results = []
+    for name, items in (
+        ("telemetry records (HIGH)", records),
+        ("raw HTML pages (Mind2Web demo)", pages),
+        ("plain prose", prose),
+    ):
+        size = sum(_strings(item) for item in items) / 1e6
+        start = time.perf_counter()
+        for item in items:
+            scrubber = Scrubber()
+            for secret in password_values(item) if isinstance(item, dict) else ():
+                scrubber.add_secret(secret)
+            scrubber.value(item)
+        results.append((name, size, size / (time.perf_counter() - start)))
+    pseudonyms = Pseudonymizer(b"benchmark-key-0123456789abcdef")
+    size = sum(_strings(r) for r in records) / 1e6
+    start = time.perf_counter()
+    take_batch(records, pseudonyms, "20250514T100000000000Z-000000000000", "now")
+    results.append(
+        ("whole intake (level, pseudonyms, scrub)", size, size / (time.perf_counter() - start))
+    )
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--batches", type=int, default=200)
+    parser.add_argument("--clients", type=int, default=8)
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    print(
+        f"cores: {os.cpu_count()}; collector: 1 uvicorn process; {args.clients} clients on loopback"
+    )
+    print("\n| encoding | batches/s | records/s | request MB/s |\n|---|---|---|---|")
+    for name, batches, records, mb in collector_throughput(args.batches, args.clients):
+        print(f"| {name} | {batches:.1f} | {records:.0f} | {mb:.2f} |")
+    print("\n| scrubbing, one core | MB of text | MB/s |\n|---|---|---|")
+    for name, size, rate in scrub_throughput():
+        print(f"| {name} | {size:.2f} | {rate:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The telemetry collector service (Starlette app served by uvicorn)."""

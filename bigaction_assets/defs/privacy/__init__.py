@@ -1,0 +1,1 @@
+"""Privacy stage: the register of forgotten senders, erasure, and the checks that prove it."""

@@ -1,0 +1,58 @@
+"""`forgotten_users_absent`: a blocking check, attachable to any table whose rows carry a sender
+pseudonym, an `episode_id`, or a `record_id`/`example_id` of the form `<episode id>#<n>`."""
+
+from pathlib import Path
+
+import dagster as dg
+
+from bigaction_assets.defs.gates import offenders_result
+from bigaction_assets.defs.resources import LakeResource
+from bigaction_assets.privacy.register import load_forgotten, release_offenders, table_offenders
+
+CHECK_NAME = "forgotten_users_absent"
+ERASURE = "forgotten_users"
+WHAT = "partition files holding rows of senders who asked to be forgotten"
+
+
+def forgotten_users_absent(asset: str, group: str) -> dg.AssetChecksDefinition:
+    """The check for the lake table `<group>/<asset>` (every partition)."""
+
+    @dg.asset_check(
+        asset=asset,
+        name=CHECK_NAME,
+        blocking=True,
+        additional_deps=[ERASURE],  # in the forget job, the check runs after the erasure
+        description="No row of a sender who asked to be forgotten (pseudonyms and episodes).",
+    )
+    def _check(lake: LakeResource) -> dg.AssetCheckResult:
+        forgotten = load_forgotten(lake.root, lake.landing)
+        return offenders_result(table_offenders(lake.root, group, asset, forgotten), WHAT)
+
+    return _check
+
+
+raw_telemetry_forgotten = forgotten_users_absent("raw_telemetry", "telemetry")
+raw_records_forgotten = forgotten_users_absent("raw_records", "raw")
+episodes_forgotten = forgotten_users_absent("episodes", "standardized")
+events_forgotten = forgotten_users_absent("events", "standardized")
+sft_examples_forgotten = forgotten_users_absent("sft_examples", "sft")
+benchmark_snapshot_forgotten = forgotten_users_absent("benchmark_snapshot", "benchmark")
+
+
+@dg.asset_check(
+    asset="hub_release",
+    name=CHECK_NAME,
+    blocking=True,
+    additional_deps=[ERASURE],
+    description="No shard of the local release holds a row of a forgotten sender.",
+)
+def hub_release_forgotten(lake: LakeResource) -> dg.AssetCheckResult:
+    forgotten = load_forgotten(lake.root, lake.landing)
+    release = Path(lake.data_dir) / "release"
+    return offenders_result(release_offenders(release, forgotten), WHAT)
+
+
+FORGET_CHECKS = (
+    raw_telemetry_forgotten, raw_records_forgotten, episodes_forgotten, events_forgotten,
+    sft_examples_forgotten, benchmark_snapshot_forgotten, hub_release_forgotten,
+)  # fmt: skip

@@ -1,0 +1,88 @@
+"""The telemetry stage: the raw layer, one partition per batch the collector landed (each
+ingested once), and the daily report across them."""
+
+from collections import Counter
+
+import dagster as dg
+import orjson
+
+from bigaction_assets.defs.metadata import column_schema, markdown_preview
+from bigaction_assets.defs.partitions import telemetry_batches
+from bigaction_assets.defs.resources import LakeResource
+from bigaction_assets.lake import open_partition, query_connection, write_partition
+from bigaction_assets.privacy import forget
+from bigaction_assets.schemas import arrow_schema, frame
+from bigaction_assets.schemas.telemetry import RawTelemetrySchema, TelemetryReportSchema
+from bigaction_assets.sink import ValidatedSink
+from bigaction_assets.telemetry.landing import batch_files
+from bigaction_assets.telemetry.raw import daily_report, raw_rows
+
+RAW_TELEMETRY_VERSION = "1"
+
+
+@dg.asset(
+    group_name="telemetry",
+    kinds={"python", "parquet"},
+    partitions_def=telemetry_batches,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    code_version=RAW_TELEMETRY_VERSION,
+    metadata={"dagster/column_schema": column_schema(RawTelemetrySchema)},
+)
+def raw_telemetry(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
+    """One row per stored step of a landed batch: pseudonymized, level-filtered, scrubbed."""
+    files = batch_files(lake.landing)
+    skip = frozenset(forget.requests(lake.landing))  # asked to be forgotten, not yet erased
+    levels: Counter[str] = Counter()
+    scrubbed: Counter[str] = Counter()
+    senders: set[str] = set()
+    gone, preview, dev_steps = [], [], 0
+    schema = arrow_schema(RawTelemetrySchema)
+    for key in context.partition_keys:  # one run takes every batch a sensor tick found
+        if key not in files:
+            gone.append(key)  # erased whole after a forget request: the partition is empty
+        with open_partition(lake.root, "telemetry", "raw_telemetry", key, schema) as writer:
+            sink = ValidatedSink(RawTelemetrySchema, writer)
+            for row in raw_rows(key, files[key], skip) if key in files else ():
+                sink.add(row)
+                levels[row["level"]] += 1
+                scrubbed.update(orjson.loads(row["scrubbed"]))
+                senders.add(row["user_pseudonym"])
+                dev_steps += row["dev_key"]
+                if len(preview) < 5:
+                    preview.append({c: row[c] for c in ("batch_id", "step", "level", "scrubbed")})
+            sink.flush()
+    lake.refresh_catalog(context.log)
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": sum(levels.values()),
+            "batches": len(context.partition_keys),
+            "batches_erased": len(gone),
+            "steps_by_level": dict(sorted(levels.items())),
+            "scrubbed_by_kind": dict(sorted(scrubbed.items())),
+            "senders": len(senders),
+            "dev_key_steps": dev_steps,
+            "preview": dg.MetadataValue.md(markdown_preview(preview)),
+        }
+    )
+
+
+@dg.asset(
+    group_name="telemetry",
+    kinds={"duckdb", "parquet"},
+    deps=[raw_telemetry],
+    code_version="1",
+    metadata={"dagster/column_schema": column_schema(TelemetryReportSchema)},
+)
+def telemetry_report(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
+    """One row per UTC day of telemetry: batches, steps, senders, levels, what was scrubbed."""
+    with query_connection() as con:
+        rows = daily_report(con, lake.root)
+    report = frame(TelemetryReportSchema, rows)
+    write_partition(lake.root, "telemetry", "telemetry_report", "all", report)
+    lake.refresh_catalog(context.log)
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": report.height,
+            "report": dg.MetadataValue.md(markdown_preview(rows[-14:])),
+        }
+    )

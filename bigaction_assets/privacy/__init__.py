@@ -1,0 +1,1 @@
+"""Privacy core: personal-data detectors, scrubbing, pseudonyms, telemetry levels, forgetting."""

@@ -1,0 +1,198 @@
+"""Erasing forgotten senders from the landing area and from every lake table, and finding any
+row of theirs that is left.
+
+A table's rows are tied to a sender by its columns, whatever the table: `user_pseudonym` or
+`session_pseudonym` (a forgotten pseudonym), `episode_id` (an episode of theirs), or an id of
+the form `<episode id>#<n>` in `record_id` or `example_id`. Any asset with one of these columns
+is covered without knowing about it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from bigaction_assets.durable import write_durably
+from bigaction_assets.lake import iter_partition_batches, open_partition, table_dir
+from bigaction_assets.telemetry.landing import batch_day, batch_files, episode_id
+
+PSEUDONYM_COLUMNS = ("user_pseudonym", "session_pseudonym")
+EPISODE_COLUMN = "episode_id"
+DERIVED_ID_COLUMNS = ("record_id", "example_id")  # `<episode id>#<n>`
+PRIVACY_GROUP = "privacy"
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """Who is forgotten: their pseudonyms and every episode of theirs we ever held."""
+
+    pseudonyms: frozenset[str] = frozenset()
+    episodes: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.pseudonyms or self.episodes)
+
+
+@dataclass
+class LandingErasure:
+    records: int = 0
+    files_rewritten: int = 0
+    files_removed: int = 0
+    episodes: dict[str, set[str]] = field(default_factory=dict)
+    """Episodes erased, by the forgotten pseudonym they belonged to."""
+
+
+def _owner(envelope: object, pseudonyms: frozenset[str]) -> str | None:
+    """The forgotten pseudonym a landed line belongs to, if any."""
+    if not isinstance(envelope, dict):
+        return None
+    for name in ("user", "session"):
+        if envelope.get(name) in pseudonyms:
+            return envelope[name]
+    return None
+
+
+def erase_landing(landing: Path, pseudonyms: frozenset[str]) -> LandingErasure:
+    """Remove the senders' lines from every landed batch; a batch left empty is deleted."""
+    report = LandingErasure()
+    if not pseudonyms:
+        return report
+    for batch_id, path in batch_files(landing).items():
+        kept: list[bytes] = []
+        erased = 0
+        with open(path, "rb") as handle:
+            for line in handle:
+                value = orjson.loads(line) if line.strip() else None
+                owner = _owner(value, pseudonyms)
+                if owner is not None:
+                    erased += 1
+                    episode = episode_id(batch_day(batch_id), value["run"])
+                    report.episodes.setdefault(owner, set()).add(episode)
+                else:
+                    kept.append(line)
+        if not erased:
+            continue
+        report.records += erased
+        if kept:
+            write_durably(path, b"".join(kept))
+            report.files_rewritten += 1
+        else:
+            path.unlink()
+            report.files_removed += 1
+    return report
+
+
+def row_mask(table: pa.Table | pa.RecordBatch, forgotten: Forgotten) -> pa.Array | None:
+    """True for each row of a forgotten sender; None when the table has no identity column."""
+    names = table.schema.names
+    masks = []
+    pseudonyms = pa.array(sorted(forgotten.pseudonyms), pa.string())
+    episodes = pa.array(sorted(forgotten.episodes), pa.string())
+    for column in PSEUDONYM_COLUMNS:
+        if column in names:
+            masks.append(pc.is_in(table[column], value_set=pseudonyms))
+    if EPISODE_COLUMN in names:
+        masks.append(pc.is_in(table[EPISODE_COLUMN], value_set=episodes))
+    for column in DERIVED_ID_COLUMNS:
+        kind = table.schema.field(column).type if column in names else None
+        if kind is not None and (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+            prefix = pc.replace_substring_regex(table[column], pattern="#[^#]*$", replacement="")
+            masks.append(pc.is_in(prefix, value_set=episodes))
+    if not masks:
+        return None
+    combined = masks[0]
+    for mask in masks[1:]:
+        combined = pc.or_(combined, mask)
+    return pc.fill_null(combined, False)
+
+
+def identity_columns(schema: pa.Schema) -> list[str]:
+    own = (*PSEUDONYM_COLUMNS, EPISODE_COLUMN, *DERIVED_ID_COLUMNS)
+    return [name for name in schema.names if name in own]
+
+
+def count_in_file(path: Path, forgotten: Forgotten) -> int:
+    """Rows of a forgotten sender in one Parquet file, reading only identity columns."""
+    parquet = pq.ParquetFile(path)
+    columns = identity_columns(parquet.schema_arrow)
+    if not columns or not forgotten:
+        return 0
+    total = 0
+    for index in range(parquet.num_row_groups):
+        mask = row_mask(parquet.read_row_group(index, columns=columns), forgotten)
+        total += (pc.sum(mask).as_py() or 0) if mask is not None else 0
+    return total
+
+
+def erase_partition(lake: Path, group: str, asset: str, key: str, forgotten: Forgotten) -> int:
+    """Rewrite one partition without the forgotten rows (atomically); rows erased."""
+    path = table_dir(lake, group, asset) / f"{key}.parquet"
+    if count_in_file(path, forgotten) == 0:
+        return 0
+    erased = 0
+    schema = pq.read_schema(path)
+    # the old file stays readable while the new one is written beside it and swapped in
+    with open_partition(lake, group, asset, key, schema) as writer:
+        for batch in iter_partition_batches(lake, group, asset, key, batch_rows=2_000):
+            keep = pc.invert(row_mask(batch, forgotten))
+            kept = batch.filter(keep)
+            erased += batch.num_rows - kept.num_rows
+            writer.write(pa.Table.from_batches([kept], schema=schema))
+    return erased
+
+
+def lake_tables(lake: Path) -> Iterable[tuple[str, str]]:
+    """(group, asset) of every table in the lake, but the privacy group's own."""
+    if not lake.is_dir():
+        return []
+    return [
+        (group.name, asset.name)
+        for group in sorted(p for p in lake.iterdir() if p.is_dir() and p.name != PRIVACY_GROUP)
+        for asset in sorted(p for p in group.iterdir() if p.is_dir())
+    ]
+
+
+def erase_lake(lake: Path, forgotten: Forgotten) -> dict[str, dict[str, int]]:
+    """Erase the forgotten rows from every partition of every lake table; then drop pages that
+    no remaining event of their partition shows. Rows erased, by table and partition."""
+    erased: dict[str, dict[str, int]] = {}
+    if not forgotten:
+        return erased
+    for group, asset in lake_tables(lake):
+        for path in sorted(table_dir(lake, group, asset).glob("*.parquet")):
+            count = erase_partition(lake, group, asset, path.stem, forgotten)
+            if count:
+                erased.setdefault(f"{group}/{asset}", {})[path.stem] = count
+    for key in erased.get("standardized/events", {}):
+        pages = drop_orphan_pages(lake, key)
+        if pages:
+            erased.setdefault("standardized/dom_snapshots", {})[key] = pages
+    return erased
+
+
+def drop_orphan_pages(lake: Path, key: str) -> int:
+    """Remove the pages of a standardized partition that none of its events refers to."""
+    pages_path = table_dir(lake, "standardized", "dom_snapshots") / f"{key}.parquet"
+    events_path = table_dir(lake, "standardized", "events") / f"{key}.parquet"
+    if not pages_path.exists():
+        return 0
+    used = pa.array([], pa.string())
+    if events_path.exists():
+        shas = pq.read_table(events_path, columns=["html_sha"])["html_sha"].combine_chunks()
+        used = pc.unique(pc.drop_null(shas))
+    shas = pq.read_table(pages_path, columns=["html_sha"])["html_sha"]
+    orphans = pc.sum(pc.invert(pc.is_in(shas, value_set=used))).as_py() or 0
+    if not orphans:
+        return 0
+    schema = pq.read_schema(pages_path)
+    with open_partition(lake, "standardized", "dom_snapshots", key, schema) as writer:
+        for batch in iter_partition_batches(lake, "standardized", "dom_snapshots", key, 256):
+            keep = pc.is_in(batch["html_sha"], value_set=used)
+            writer.write(pa.Table.from_batches([batch.filter(keep)], schema=schema))
+    return orphans

@@ -1,0 +1,112 @@
+"""The register of forgotten senders: their requests, the tombstones kept in the lake (which
+episodes of theirs were erased), and where rows of theirs are still held."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
+from bigaction_assets.lake import partition_path, table_dir
+from bigaction_assets.privacy import forget
+from bigaction_assets.privacy.erasure import Forgotten, count_in_file
+
+GROUP, ASSET, PARTITION = "privacy", "forgotten_users", "all"
+
+
+def tombstones(lake: Path) -> dict[str, dict[str, Any]]:
+    """The `forgotten_users` rows, by pseudonym (empty before its first materialization)."""
+    path = partition_path(lake, GROUP, ASSET, PARTITION)
+    if not path.exists():
+        return {}
+    return {row["pseudonym"]: row for row in pq.read_table(path).to_pylist()}
+
+
+def raw_episodes(lake: Path, pseudonyms: Iterable[str]) -> dict[str, set[str]]:
+    """Episodes that `raw_telemetry` holds for each of the pseudonyms."""
+    folder = table_dir(lake, "telemetry", "raw_telemetry")
+    wanted = sorted(set(pseudonyms))
+    if not wanted or not any(folder.glob("*.parquet")):
+        return {}
+    dataset = ds.dataset(sorted(folder.glob("*.parquet")), format="parquet")
+    user, session = ds.field("user_pseudonym"), ds.field("session_pseudonym")
+    table = dataset.to_table(
+        columns=["user_pseudonym", "session_pseudonym", "episode_id"],
+        filter=user.isin(wanted) | session.isin(wanted),
+    )
+    found: dict[str, set[str]] = {}
+    for row in table.to_pylist():
+        user_matched = row["user_pseudonym"] in wanted
+        owner = row["user_pseudonym"] if user_matched else row["session_pseudonym"]
+        found.setdefault(owner, set()).add(row["episode_id"])
+    return found
+
+
+def load_forgotten(lake: Path, landing: Path) -> Forgotten:
+    """Everyone who asked to be forgotten, and every episode of theirs we know of."""
+    kept = tombstones(lake)
+    pseudonyms = frozenset(forget.requests(landing)) | frozenset(kept)
+    episodes = {e for row in kept.values() for e in row["episode_ids"]}
+    for found in raw_episodes(lake, pseudonyms).values():
+        episodes |= found
+    return Forgotten(pseudonyms, frozenset(episodes))
+
+
+def tombstone_rows(landing: Path, lake: Path, erased: dict[str, set[str]]) -> list[dict[str, Any]]:
+    """The new `forgotten_users` rows: earlier tombstones plus the episodes just erased."""
+    requests = forget.requests(landing)
+    kept = tombstones(lake)
+    rows = []
+    for pseudonym in sorted(set(requests) | set(kept)):
+        previous = kept.get(pseudonym)
+        request = requests.get(pseudonym)
+        episodes = set(previous["episode_ids"]) if previous else set()
+        episodes |= erased.get(pseudonym, set())
+        rows.append({
+            "pseudonym": pseudonym,
+            "requested_at": previous["requested_at"] if previous else request.requested_at,
+            "via": previous["via"] if previous else request.via,
+            "episode_ids": sorted(episodes),
+        })  # fmt: skip
+    return rows
+
+
+def table_offenders(
+    lake: Path, group: str, asset: str, forgotten: Forgotten
+) -> list[dict[str, Any]]:
+    """Partitions of a lake table that still hold rows of forgotten senders, with counts."""
+    return files_offenders(sorted(table_dir(lake, group, asset).glob("*.parquet")), forgotten)
+
+
+def files_offenders(paths: Iterable[Path], forgotten: Forgotten) -> list[dict[str, Any]]:
+    offenders = []
+    for path in paths:
+        rows = count_in_file(path, forgotten)
+        if rows:
+            offenders.append({"file": path.name, "rows": rows})
+    return offenders
+
+
+def release_offenders(release_dir: Path, forgotten: Forgotten) -> list[dict[str, Any]]:
+    """Shards of a local release folder that hold rows of forgotten senders."""
+    shards = sorted((release_dir / "data").rglob("*.parquet")) if release_dir.exists() else []
+    return files_offenders(shards, forgotten)
+
+
+def forgotten_rows(lake: Path, landing: Path) -> dict[str, int]:
+    """Rows of forgotten senders in the tables a release is built from, by table (empty when
+    there are none): what a release must refuse to publish."""
+    from bigaction_assets.release.provenance import RELEASED_TABLES
+
+    forgotten = load_forgotten(lake, landing)
+    if not forgotten:
+        return {}
+    held = {}
+    for group, asset in RELEASED_TABLES:
+        rows = sum(o["rows"] for o in table_offenders(lake, group, asset, forgotten))
+        if rows:
+            held[asset] = rows
+    return held

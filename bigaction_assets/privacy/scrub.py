@@ -1,0 +1,173 @@
+"""Replace personal data and secrets with typed placeholders (`<EMAIL_1>`), one per distinct
+value, in text, URLs (their query values decoded first) and whole nested records."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote, unquote_plus
+
+from bigaction_assets.privacy.detectors import KINDS, PASSWORD_NAMES, find, phone_e164
+
+# (kind, canonical value, ordinal of the value within its kind) -> placeholder text
+Namer = Callable[[str, str, int], str]
+URL_KEYS = frozenset({"url", "current_url", "href", "referrer", "src"})
+_URL = re.compile(r"https?://[^\s\"'<>`)\]]+")
+_CREDENTIAL_PARAM = re.compile(
+    r"(?i)^(?:.*_)?(?:access_token|refresh_token|id_token|token|api_key|apikey|key|secret|"
+    r"client_secret|code|sig|signature|sid|session|sessionid|auth|authorization)$"
+)
+_PASSWORD_PARAM = re.compile(rf"(?i)^(?:.*_)?(?:{PASSWORD_NAMES})$")
+_KIND_ALTERNATION = "|".join(sorted(KINDS, key=len, reverse=True))
+KEYED_PLACEHOLDER = re.compile(rf"<({_KIND_ALTERNATION})_([0-9a-f]{{8}})>")
+
+
+def numbered(kind: str, value: str, ordinal: int) -> str:
+    return f"<{kind}_{ordinal}>"
+
+
+def canonical(kind: str, value: str) -> str:
+    """One spelling per value, so `Jane@X.com` and `jane%40x.com` share a placeholder."""
+    if kind == "EMAIL":
+        return value.replace("%40", "@").lower()
+    if kind == "PHONE":
+        return phone_e164(value) or re.sub(r"\D", "", value)
+    if kind == "CARD":
+        return re.sub(r"\D", "", value)
+    if kind == "IBAN":
+        return value.replace(" ", "").upper()
+    if kind == "IP":
+        return value.lower()
+    return value
+
+
+class Scrubber:
+    """Scrubs everything of one scope (an episode): a value keeps its placeholder throughout.
+
+    Args:
+        namer: makes a placeholder; the default numbers values per kind from 1.
+    """
+
+    def __init__(self, namer: Namer = numbered) -> None:
+        self.namer = namer
+        self.placeholders: dict[tuple[str, str], str] = {}
+        self.ordinals: Counter[str] = Counter()
+        self.counts: Counter[str] = Counter()
+        self.secrets: dict[str, str] = {}
+        self._secret_pattern: re.Pattern[str] | None = None
+
+    def placeholder(self, kind: str, value: str) -> str:
+        key = (kind, canonical(kind, value))
+        if key not in self.placeholders:
+            self.ordinals[kind] += 1
+            self.placeholders[key] = self.namer(kind, key[1], self.ordinals[kind])
+        self.counts[kind] += 1
+        return self.placeholders[key]
+
+    def add_secret(self, value: str, kind: str = "PASSWORD") -> None:
+        """A literal known to be secret (a typed password): replaced wherever it appears."""
+        if len(value) >= 4 and value not in self.secrets:
+            self.secrets[value] = kind
+            self._secret_pattern = None
+
+    def _secret_spans(self, text: str) -> list[tuple[str, int, int]]:
+        if not self.secrets:
+            return []
+        if self._secret_pattern is None:
+            literals = sorted(self.secrets, key=len, reverse=True)
+            alternation = "|".join(re.escape(s) for s in literals)
+            self._secret_pattern = re.compile(rf"(?<![\w])(?:{alternation})(?![\w])")
+        return [
+            (self.secrets[m.group(0)], m.start(), m.end())
+            for m in self._secret_pattern.finditer(text)
+        ]
+
+    def _detect(self, text: str) -> str:
+        spans = self._secret_spans(text)
+        taken = [(start, end) for _, start, end in spans]
+        for finding in find(text):
+            if all(finding.end <= s or finding.start >= e for s, e in taken):
+                spans.append((finding.kind, finding.start, finding.end))
+        if not spans:
+            return text
+        parts, last = [], 0
+        for kind, start, end in sorted(spans, key=lambda span: span[1]):
+            parts += [text[last:start], self.placeholder(kind, text[start:end])]
+            last = end
+        parts.append(text[last:])
+        return "".join(parts)
+
+    def text(self, text: str) -> str:
+        """Free text (and HTML, code, logs): URLs in it are scrubbed as URLs."""
+        if "://" not in text:
+            return self._detect(text)
+        parts, last = [], 0
+        for match in _URL.finditer(text):
+            parts += [self._detect(text[last : match.start()]), self.url(match.group(0))]
+            last = match.end()
+        parts.append(self._detect(text[last:]))
+        return "".join(parts)
+
+    def url(self, url: str) -> str:
+        """A URL: credentials and query values judged decoded (`jane%40x.com` is an email),
+        then the whole URL scanned like text."""
+        base, sep, rest = url.partition("?")
+        base = self._userinfo(base)
+        if sep:
+            query, hash_sign, fragment = rest.partition("#")
+            params = [self._param(p) for p in query.split("&")]
+            rest = "&".join(params) + hash_sign + fragment
+        return self._detect(base + sep + rest)
+
+    def _userinfo(self, base: str) -> str:
+        scheme, sep, remainder = base.partition("://")
+        authority, slash, path = remainder.partition("/")
+        if sep and "@" in authority:
+            userinfo, _, host = authority.rpartition("@")
+            whole = [f.kind for f in find(userinfo) if (f.start, f.end) == (0, len(userinfo))]
+            authority = f"{self.placeholder(whole[0] if whole else 'TOKEN', userinfo)}@{host}"
+        return scheme + sep + authority + slash + path
+
+    def _param(self, param: str) -> str:
+        name, eq, raw = param.partition("=")
+        if not eq or not raw:
+            return param
+        bare = name.removeprefix("amp;")
+        if _PASSWORD_PARAM.match(bare):
+            return f"{name}={self.placeholder('PASSWORD', unquote_plus(raw))}"
+        if _CREDENTIAL_PARAM.match(bare) and len(raw) >= 8:
+            return f"{name}={self.placeholder('TOKEN', unquote_plus(raw))}"
+        decoded = unquote_plus(raw)
+        scrubbed = self._detect(decoded)
+        return param if scrubbed == decoded else f"{name}={quote(scrubbed, safe='<>')}"
+
+    def value(self, value: Any, key: str | None = None) -> Any:
+        """A JSON-like value with every string scrubbed; keys are field names, kept."""
+        if isinstance(value, str):
+            return self.url(value) if key in URL_KEYS else self.text(value)
+        if isinstance(value, dict):
+            return {k: self.value(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.value(item, key) for item in value]
+        return value
+
+
+def renumber(value: Any, mapping: dict[str, str], ordinals: Counter[str]) -> Any:
+    """Keyed placeholders (`<EMAIL_3fa9c2d1>`) as numbered ones (`<EMAIL_1>`), in order of
+    first appearance; `mapping` and `ordinals` carry the numbering across an episode."""
+
+    def one(match: re.Match[str]) -> str:
+        if match.group(0) not in mapping:
+            ordinals[match.group(1)] += 1
+            mapping[match.group(0)] = f"<{match.group(1)}_{ordinals[match.group(1)]}>"
+        return mapping[match.group(0)]
+
+    if isinstance(value, str):
+        return KEYED_PLACEHOLDER.sub(one, value) if "<" in value else value
+    if isinstance(value, dict):
+        return {k: renumber(v, mapping, ordinals) for k, v in value.items()}
+    if isinstance(value, list):
+        return [renumber(item, mapping, ordinals) for item in value]
+    return value

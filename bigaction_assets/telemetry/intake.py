@@ -1,0 +1,106 @@
+"""From a checked batch to the lines the landing area stores: each record's consent level
+applied, its ids replaced by pseudonyms, and every remaining field scrubbed, in that order."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from bigaction_assets.privacy.levels import action_names, keep
+from bigaction_assets.privacy.passwords import password_values
+from bigaction_assets.privacy.pseudonyms import Pseudonymizer
+from bigaction_assets.privacy.scrub import Scrubber
+from bigaction_assets.telemetry.landing import batch_path, write_durably
+
+
+@dataclass
+class Intake:
+    """What a batch became: the landing lines and what was dropped or scrubbed, by reason."""
+
+    lines: list[bytes] = field(default_factory=list)
+    received: int = 0
+    opted_out: int = 0
+    forgotten: int = 0
+    scrubbed: Counter[str] = field(default_factory=Counter)
+    dropped_fields: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def stored(self) -> int:
+        return len(self.lines)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "received": self.received,
+            "stored": self.stored,
+            "opted_out": self.opted_out,
+            "forgotten": self.forgotten,
+            "scrubbed": dict(sorted(self.scrubbed.items())),
+        }
+
+
+def keyed_scrubber(pseudonyms: Pseudonymizer, run: str) -> Scrubber:
+    """Placeholders tagged by a keyed hash scoped to the run, so batches of one run agree
+    without the collector keeping state; episodes renumber them `<KIND_1>`, `<KIND_2>`."""
+    return Scrubber(namer=lambda kind, value, _: f"<{kind}_{pseudonyms.tag(run, kind, value)}>")
+
+
+def take_batch(
+    records: list[dict[str, Any]],
+    pseudonyms: Pseudonymizer,
+    batch_id: str,
+    received_at: str,
+    forgotten: frozenset[str] = frozenset(),
+) -> Intake:
+    """Landing lines for the records whose sender consented and was not forgotten."""
+    intake = Intake(received=len(records))
+    scrubbers: dict[str, Scrubber] = {}
+    for index, record in enumerate(records):
+        level = record.get("level")
+        if level in (None, "OFF"):  # no consent given is no consent
+            intake.opted_out += 1
+            continue
+        session = pseudonyms.user(record["user_id"])
+        user = pseudonyms.user(record.get("unique_user_id") or record["user_id"])
+        if user in forgotten or session in forgotten:
+            intake.forgotten += 1
+            continue
+        run = pseudonyms.run(record["user_id"], record["run_id"])
+        body = {k: v for k, v in record.items() if k != "level"}
+        if isinstance(body.get("code"), str):
+            body["action_names"] = action_names(body["code"])
+        kept, dropped = keep(body, level)
+        scrubber = scrubbers.setdefault(run, keyed_scrubber(pseudonyms, run))
+        for secret in password_values(record):  # the whole record: its page says which input
+            scrubber.add_secret(secret)
+        before = Counter(scrubber.counts)
+        clean = scrubber.value(kept)
+        counts = scrubber.counts - before
+        intake.scrubbed.update(counts)
+        intake.dropped_fields.update(dropped)
+        envelope = {
+            "batch_id": batch_id, "received_at": received_at, "record_index": index,
+            "level": level, "user": user, "session": session, "run": run,
+            "step": record["step"], "key_id": pseudonyms.key_id, "dev_key": pseudonyms.dev,
+            "scrubbed": dict(sorted(counts.items())), "dropped": dropped, "record": clean,
+        }  # fmt: skip
+        intake.lines.append(orjson.dumps(envelope) + b"\n")
+    return intake
+
+
+def land_records(
+    landing: Path,
+    records: list[dict[str, Any]],
+    pseudonyms: Pseudonymizer,
+    batch_id: str,
+    received_at: str,
+    forgotten: frozenset[str] = frozenset(),
+) -> Intake:
+    """`take_batch`, then the batch file written durably (none when nothing is kept)."""
+    intake = take_batch(records, pseudonyms, batch_id, received_at, forgotten)
+    if intake.lines:
+        write_durably(batch_path(landing, batch_id), b"".join(intake.lines))
+    return intake

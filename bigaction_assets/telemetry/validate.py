@@ -1,0 +1,153 @@
+"""Decoding and checking a telemetry batch as it arrives: JSON or msgpack, a list of step
+records, each field of the type the format gives it; the first problem rejects the whole
+batch with a message that names the record and field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+import orjson
+
+from bigaction_assets.privacy.levels import LEVELS
+
+JSON_TYPES = ("application/json",)
+MSGPACK_TYPES = ("application/msgpack", "application/x-msgpack", "application/vnd.msgpack")
+MAX_RECORDS = 1_000
+MAX_ID_CHARS = 256
+NUMBER = (int, float)
+
+
+class BatchError(ValueError):
+    """A batch that is refused whole, with the HTTP status that says why."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def decode(body: bytes, content_type: str) -> Any:
+    """The batch's value, from JSON or msgpack as its content type says."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media in JSON_TYPES:
+        try:
+            return orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            raise BatchError(400, f"malformed JSON: {exc}") from exc
+    if media in MSGPACK_TYPES:
+        try:
+            return msgpack.unpackb(body, raw=False, strict_map_key=True, timestamp=0)
+        except (ValueError, TypeError, msgpack.UnpackException) as exc:
+            raise BatchError(400, f"malformed msgpack: {exc}") from exc
+    raise BatchError(
+        415, f"Content-Type {media or '(none)'!r} is not JSON ({JSON_TYPES[0]}) or msgpack "
+        f"({MSGPACK_TYPES[0]})",
+    )  # fmt: skip
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, NUMBER) and not isinstance(value, bool)
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+# field -> (check, what the field must be); a field absent from here may hold any JSON value
+_ID = (lambda v: isinstance(v, str) and 0 < len(v) <= MAX_ID_CHARS, "a string of 1-256 characters")
+_OPT_STR = (lambda v: v is None or isinstance(v, str), "a string or null")
+_OPT_NUM = (lambda v: v is None or _is_number(v), "a number or null")
+_OPT_BOOL = (lambda v: v is None or isinstance(v, bool), "a boolean or null")
+_LIST = (lambda v: v is None or isinstance(v, list), "a list or null")
+_TEXT_FIELDS = (
+    "version", "origin", "date", "engine", "instruction", "main_objective", "objective",
+    "world_model_output", "world_model_prompt", "code", "html", "llm", "multi_modal_model",
+    "error_msg", "url",
+)  # fmt: skip
+FIELDS: dict[str, tuple[Any, str]] = {
+    "user_id": _ID,
+    "unique_user_id": (
+        lambda v: v is None or (isinstance(v, str) and len(v) <= MAX_ID_CHARS),
+        "a string of at most 256 characters or null",
+    ),
+    "run_id": _ID,
+    "step": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
+    "level": (lambda v: v is None or v in LEVELS, f"one of {', '.join(LEVELS)}"),
+    **dict.fromkeys(_TEXT_FIELDS, _OPT_STR),
+    "success": _OPT_BOOL,
+    "world_model_inference_time": _OPT_NUM,
+    **dict.fromkeys(("engine_log", "objectives"), _LIST),
+    "viewport_size": (lambda v: v is None or _viewport(v), "{width, height} or [width, height]"),
+    "bounding_box": (lambda v: v is None or _box(v), "{x1, y1, x2, y2} of numbers"),
+}
+_COST_SUFFIXES = ("_tokens", "_cost")
+
+
+def _viewport(value: Any) -> bool:
+    if isinstance(value, dict):
+        return _is_int(value.get("width")) and _is_int(value.get("height"))
+    return isinstance(value, list) and len(value) == 2 and all(_is_int(v) for v in value)
+
+
+def _box(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        _is_number(value.get(k)) for k in ("x1", "y1", "x2", "y2")
+    )
+
+
+def _check_engine_log(log: list[Any], where: str) -> None:
+    for i, entry in enumerate(log):
+        if not isinstance(entry, dict):
+            raise BatchError(422, f"{where}.engine_log[{i}] is {_type_name(entry)}, not an object")
+        for name in ("action_outcomes", "vision_data", "retrieved_html"):
+            if entry.get(name) is not None and not isinstance(entry[name], list):
+                raise BatchError(422, f"{where}.engine_log[{i}].{name} must be a list")
+        for j, outcome in enumerate(entry.get("action_outcomes") or []):
+            if not isinstance(outcome, dict):
+                raise BatchError(
+                    422, f"{where}.engine_log[{i}].action_outcomes[{j}] is not an object"
+                )
+        for j, vision in enumerate(entry.get("vision_data") or []):
+            ok = isinstance(vision, dict) and (
+                vision.get("bounding_box") is None or _box(vision["bounding_box"])
+            )
+            ok = ok and (vision.get("viewport_size") is None or _viewport(vision["viewport_size"]))
+            if not ok:
+                raise BatchError(
+                    422,
+                    f"{where}.engine_log[{i}].vision_data[{j}] must hold a bounding_box "
+                    "{x1, y1, x2, y2} and a viewport_size {width, height}",
+                )
+
+
+def check_batch(value: Any, max_records: int = MAX_RECORDS) -> list[dict[str, Any]]:
+    """The batch's records, or a BatchError naming the first record and field that is wrong."""
+    records = value.get("records") if isinstance(value, dict) else value
+    if not isinstance(records, list):
+        raise BatchError(422, f"a batch is a list of step records, not {_type_name(value)}")
+    if not records:
+        raise BatchError(422, "the batch holds no records")
+    if len(records) > max_records:
+        raise BatchError(413, f"{len(records)} records in one batch; at most {max_records}")
+    for index, record in enumerate(records):
+        where = f"records[{index}]"
+        if not isinstance(record, dict):
+            raise BatchError(422, f"{where} is {_type_name(record)}, not an object")
+        for name in ("user_id", "run_id", "step"):
+            if name not in record:
+                raise BatchError(422, f"{where} has no `{name}`")
+        for name, item in record.items():
+            rule = FIELDS.get(name)
+            if rule is None and name.endswith(_COST_SUFFIXES):
+                rule = _OPT_NUM
+            if rule is not None and not rule[0](item):
+                got = repr(item) if name == "level" and isinstance(item, str) else _type_name(item)
+                raise BatchError(422, f"{where}.{name} must be {rule[1]}, got {got[:24]}")
+        if record.get("engine_log"):
+            _check_engine_log(record["engine_log"], where)
+    return records
