@@ -29,7 +29,9 @@ _QUERY_CREDENTIALS = r"code|sig|signature|sid|session|auth|key"  # only as `?nam
 # a browser's version (`Chrome/120.0.0.0`) is four numbers too: not after these names
 _NOT_A_VERSION = "".join(
     f"(?<!{name}/)(?<!{name} )"
-    for name in ("Chrome", "Firefox", "Safari", "Version", "version", "Edg", "OPR", "Gecko", "v")
+    # A bare "v" is not among them: "v 11.0.0.0" is as likely an address as a version, and an
+    # address left in the lake costs more than a version scrubbed ("v1.2.3.4" never matches).
+    for name in ("Chrome", "Firefox", "Safari", "Version", "version", "Edg", "OPR", "Gecko")
 )
 PASSWORD_NAMES = r"password|passwd|passwort|pwd|pass|passcode|pin"
 
