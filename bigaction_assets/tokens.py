@@ -40,8 +40,8 @@ _SEGMENT_START = re.compile(r"(?<=\n)(?=[^\S\r\n]*\S)")
 # character ends there). Used to cut a long page's head without splitting a piece.
 _CLEAN_CUT = re.compile(r"(?<=\S)(?=[ \t])|(?<=\n)(?=[^\S\r\n]*\S)")
 # Characters of segments remembered at once; the memo is emptied when full, so memory stays
-# bounded (about this many bytes for ASCII text).
-MEMO_CHARACTERS = 32_000_000
+# bounded; a few hundred episodes' worth, plenty for the lines an episode repeats.
+MEMO_CHARACTERS = 8_000_000
 _memo: dict[str, int] = {}
 _memo_characters = 0
 
