@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, unquote_plus
 
-from bigaction_assets.privacy.detectors import KINDS, PASSWORD_NAMES, find, phone_e164
+from bigaction_assets.privacy.detectors import KINDS, PASSWORD_NAMES, phone_e164
+from bigaction_assets.privacy.scan import find
 
 # (kind, canonical value, ordinal of the value within its kind) -> placeholder text
 Namer = Callable[[str, str, int], str]

@@ -1,0 +1,117 @@
+"""Finding personal data in a text fast: most text holds none, so each kind's precise pattern
+runs only where that kind could start — over the whole text when it holds the literal the
+pattern starts with (`eyJ`, `sk-`), else in small windows around cheap signs (an `@`, a
+credential's name, a run of enough digits). A match that reaches a window's end is matched
+again on the whole text, so the windows change speed, never results."""
+
+from __future__ import annotations
+
+import re
+
+from bigaction_assets.privacy.detectors import DETECTORS, PRIORITY, Detector, Finding, Where
+
+_NUMBER_RUN = re.compile(
+    r"\d[\d .()\-/]{6,}+"
+)  # digits and the separators numbers are written with
+_LOOKAHEAD = 3  # no pattern looks further past its match than this
+MIN_CHARS = 6  # no kind fits in fewer (`a@b.co`, `pin=123`)
+
+
+class _Text:
+    """A text and what its windows are computed from, each worked out once, when first asked."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lower: str | None = None
+        self._runs: list[tuple[int, int, int, int]] | None = None
+
+    @property
+    def lower(self) -> str:
+        if self._lower is None:
+            self._lower = self.text.lower()
+        return self._lower
+
+    def runs(self) -> list[tuple[int, int, int, int]]:
+        """(start, end, digits, dots) of every run of digits and separators of 7+ characters."""
+        if self._runs is None:
+            self._runs = []
+            for match in _NUMBER_RUN.finditer(self.text):
+                run = match.group(0)
+                digits = sum(map(run.count, "0123456789"))
+                self._runs.append((match.start(), match.end(), digits, run.count(".")))
+        return self._runs
+
+    def windows(self, where: Where) -> list[tuple[int, int]]:
+        """Where a kind can match, as merged (start, end) windows; [] when nowhere."""
+        size = len(self.text)
+        if where.literals:
+            return [(0, size)] if any(s in self.lower for s in where.literals) else []
+        starts: list[tuple[int, int]] = []
+        if where.near:
+            lower = self.lower
+            for needle in where.near:
+                at = lower.find(needle)
+                while at >= 0:
+                    starts.append((at, at + len(needle)))
+                    at = lower.find(needle, at + 1)
+        elif where.digits:
+            starts = [
+                (start, end)
+                for start, end, digits, dots in self.runs()
+                if digits >= where.digits and dots >= where.dots
+            ]
+        elif where.anchor is not None:
+            starts = [m.span() for m in where.anchor.finditer(self.text)]
+        return _merge(starts, where.before, where.after, size)
+
+
+def _merge(
+    spans: list[tuple[int, int]], before: int, after: int, size: int
+) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        start, end = max(0, start - before), min(size, end + after)
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _scan(detector: Detector, text: str, windows: list[tuple[int, int]]) -> list[Finding]:
+    found = []
+    has_value = "v" in detector.pattern.groupindex
+    for window_start, window_end in windows:
+        cut = window_end < len(text)
+        for match in detector.pattern.finditer(text, window_start, window_end):
+            if cut and match.end() > window_end - _LOOKAHEAD:
+                again = detector.pattern.match(text, match.start())  # it may go on past the window
+                if again is None:
+                    continue
+                match = again
+            start, end = match.span("v") if has_value else match.span()
+            span = detector.refine(text[start:end])
+            if span is not None:
+                found.append(Finding(detector.kind, start + span[0], start + span[1]))
+    return found
+
+
+def find(text: str, detectors: tuple[Detector, ...] = DETECTORS) -> list[Finding]:
+    """Non-overlapping findings in text order; of overlapping ones the stronger kind wins."""
+    if len(text) < MIN_CHARS:
+        return []
+    context = _Text(text)
+    found: set[Finding] = set()
+    for detector in detectors:
+        windows = context.windows(detector.where)
+        if windows:
+            found.update(_scan(detector, text, windows))
+    if len(found) <= 1:
+        return list(found)
+    kept: list[Finding] = []
+    taken: list[tuple[int, int]] = []
+    for finding in sorted(found, key=lambda f: (PRIORITY[f.kind], -len(f), f.start)):
+        if all(finding.end <= start or finding.start >= end for start, end in taken):
+            kept.append(finding)
+            taken.append((finding.start, finding.end))
+    return sorted(kept, key=lambda f: f.start)
