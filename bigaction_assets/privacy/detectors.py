@@ -223,7 +223,7 @@ DETECTORS: tuple[Detector, ...] = (
        Where(digits=4, dots=3), _whole(_ipv4_ok)),
     _d(  # a run of hex digits, colons and dots holding two colons; `_ipv6_span` cuts labels off
         "IP",
-        r"(?:(?<![\w.:])|(?=:))(?=[0-9A-Fa-f.]*:[0-9A-Fa-f.]*:)[0-9A-Fa-f:.]++(?:(?<=[.:])|(?!\w))",
+        r"(?:(?<![\w.:])|(?=:))(?=[0-9A-Fa-f.]*:[0-9A-Fa-f.]*:)[0-9A-Fa-f:.]+(?:(?<=[.:])|(?!\w))",
         Where(anchor=re.compile(r":[0-9A-Fa-f]{0,4}+:"), before=48, after=48),
         _ipv6_span,
     ),

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import lxml.html
-import yaml
 from lxml import etree
 
+from bigaction_assets.privacy.actions import ActionLists, looks_like_actions
 from bigaction_assets.privacy.detectors import PASSWORD_NAMES
 
 _PASSWORD_WORD = re.compile(rf"(?i)(?:{PASSWORD_NAMES})|type\s*=\s*[\"']?password")
@@ -30,6 +30,10 @@ _ASSIGNED = re.compile(
     r"(?P<var>\w+)\s*=\s*(?P<sel>[\w.]*(?:find_element|locator|query_selector|get_by_\w+)\w*"
     r"\((?:[^()]|\([^()]*\))*\))"
 )
+# Literals each pattern needs, so that texts without them (most pages and prose) are skipped.
+_SELECTORS = ("find_element", "locator", "query_selector", "get_by_", "$")
+_TYPING = ("send_keys", "fill", "type", "press_sequentially")
+_SELECTOR_FIRST_CALLS = ("fill(", "type(", "send_keys_to(", "set_value(")
 _TARGET_KEYS = ("xpath", "selector", "css", "element", "target", "bid", "id", "name")
 _VALUE_KEYS = ("value", "text", "keys")
 
@@ -87,33 +91,32 @@ def _unescape(value: str) -> str:
     return value.encode("utf-8", "backslashreplace").decode("unicode_escape", "ignore")
 
 
-def typed_in_code(code: str, fields: PasswordFields) -> Iterator[str]:
+def _has(text: str, needles: tuple[str, ...]) -> bool:
+    return any(needle in text for needle in needles)
+
+
+def typed_in_code(
+    code: str, fields: PasswordFields, actions: ActionLists | None = None
+) -> Iterator[str]:
     """Values that code types into password fields."""
-    for match in _CHAINED.finditer(code):
-        if fields.is_password(match.group("sel")):
-            yield _unescape(match.group("v"))
-    for match in _SELECTOR_FIRST.finditer(code):
-        if fields.is_password(match.group("sel")):
-            yield _unescape(match.group("v"))
-    for assigned in _ASSIGNED.finditer(code):
+    selects = _has(code, _SELECTORS)
+    if selects and _has(code, _TYPING):
+        for match in _CHAINED.finditer(code):
+            if fields.is_password(match.group("sel")):
+                yield _unescape(match.group("v"))
+    if _has(code, _SELECTOR_FIRST_CALLS):
+        for match in _SELECTOR_FIRST.finditer(code):
+            if fields.is_password(match.group("sel")):
+                yield _unescape(match.group("v"))
+    for assigned in _ASSIGNED.finditer(code) if selects else ():
         if not fields.is_password(assigned.group("sel")):
             continue
         var = re.escape(assigned.group("var"))
         typed = re.compile(rf"\b{var}\s*\.\s*(?:send_keys|fill|type)\(\s*{_Q}")
         for match in typed.finditer(code, assigned.end()):
             yield _unescape(match.group("v"))
-    if "args" in code or "value" in code:
-        yield from typed_in_actions(_load_actions(code), fields)
-
-
-def _load_actions(code: str) -> Any:
-    stripped = code.strip()
-    if not stripped.startswith(("-", "[", "{")):
-        return None
-    try:
-        return yaml.safe_load(stripped)  # YAML is a superset of JSON
-    except yaml.YAMLError:
-        return None
+    if ("args" in code or "value" in code) and looks_like_actions(code):
+        yield from typed_in_actions((actions or ActionLists()).get(code), fields)
 
 
 def typed_in_actions(actions: Any, fields: PasswordFields) -> Iterator[str]:
@@ -144,12 +147,13 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def password_values(record: Any) -> set[str]:
+def password_values(record: Any, actions: ActionLists | None = None) -> set[str]:
     """Every value typed into (or prefilled in) a password field anywhere in the record."""
-    strings = list(_strings(record))
+    actions = actions or ActionLists()
+    strings = list(dict.fromkeys(_strings(record)))  # a record repeats its action and page
     fields = PasswordFields([s for s in strings if "<input" in s or "<INPUT" in s])
     found = set(fields.prefilled)
     for text in strings:
         if "(" in text or "args" in text or "value" in text:
-            found.update(typed_in_code(text, fields))
+            found.update(typed_in_code(text, fields, actions))
     return {value for value in found if value}

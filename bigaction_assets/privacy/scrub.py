@@ -3,11 +3,14 @@ value, in text, URLs (their query values decoded first) and whole nested records
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import quote, unquote_plus
+from urllib.parse import quote, quote_plus, unquote_plus
+
+import orjson
 
 from bigaction_assets.privacy.detectors import KINDS, PASSWORD_NAMES, phone_e164
 from bigaction_assets.privacy.scan import find
@@ -58,6 +61,10 @@ class Scrubber:
         self.counts: Counter[str] = Counter()
         self.secrets: dict[str, str] = {}
         self._secret_pattern: re.Pattern[str] | None = None
+        # a record repeats texts (its action in `code`, `action` and the model's answer, its
+        # page in `html` and `retrieved_html`): each distinct text is scrubbed once
+        self._memo: dict[tuple[bool, str], tuple[str, list[tuple[str, str]]]] = {}
+        self._used: list[tuple[str, str]] | None = None
 
     def placeholder(self, kind: str, value: str) -> str:
         key = (kind, canonical(kind, value))
@@ -65,13 +72,22 @@ class Scrubber:
             self.ordinals[kind] += 1
             self.placeholders[key] = self.namer(kind, key[1], self.ordinals[kind])
         self.counts[kind] += 1
+        if self._used is not None:
+            self._used.append((kind, value))
         return self.placeholders[key]
 
     def add_secret(self, value: str, kind: str = "PASSWORD") -> None:
-        """A literal known to be secret (a typed password): replaced wherever it appears."""
-        if len(value) >= 4 and value not in self.secrets:
-            self.secrets[value] = kind
-            self._secret_pattern = None
+        """A literal known to be secret (a typed password): replaced wherever it appears,
+        also as a page, a URL or a JSON string writes it (`&amp;`, `%26`, `\\"`)."""
+        if len(value) < 4:
+            return
+        written = orjson.dumps(value).decode()[1:-1]
+        forms = {value, html.escape(value), html.escape(value, quote=False), written}
+        for form in forms | {quote(value), quote_plus(value)}:
+            if form not in self.secrets:
+                self.secrets[form] = kind
+                self._secret_pattern = None
+                self._memo.clear()
 
     def _secret_spans(self, text: str) -> list[tuple[str, int, int]]:
         if not self.secrets:
@@ -144,10 +160,25 @@ class Scrubber:
         scrubbed = self._detect(decoded)
         return param if scrubbed == decoded else f"{name}={quote(scrubbed, safe='<>')}"
 
+    def _once(self, text: str, as_url: bool) -> str:
+        """`url` or `text`, computed once per distinct text; a repeat counts its values again."""
+        known = self._memo.get((as_url, text))
+        if known is not None:
+            for kind, value in known[1]:
+                self.placeholder(kind, value)
+            return known[0]
+        self._used = used = []
+        try:
+            scrubbed = self.url(text) if as_url else self.text(text)
+        finally:
+            self._used = None
+        self._memo[as_url, text] = (scrubbed, used)
+        return scrubbed
+
     def value(self, value: Any, key: str | None = None) -> Any:
         """A JSON-like value with every string scrubbed; keys are field names, kept."""
         if isinstance(value, str):
-            return self.url(value) if key in URL_KEYS else self.text(value)
+            return self._once(value, key in URL_KEYS)
         if isinstance(value, dict):
             return {k: self.value(v, k) for k, v in value.items()}
         if isinstance(value, list):

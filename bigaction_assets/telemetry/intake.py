@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from bigaction_assets.privacy.actions import ActionLists
 from bigaction_assets.privacy.levels import action_names, keep
 from bigaction_assets.privacy.passwords import password_values
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
@@ -70,11 +71,14 @@ def take_batch(
             continue
         run = pseudonyms.run(record["user_id"], record["run_id"])
         body = {k: v for k, v in record.items() if k != "level"}
+        actions = ActionLists()  # the record's action lists, each parsed once
         if isinstance(body.get("code"), str):
-            body["action_names"] = action_names(body["code"])
+            body["action_names"] = action_names(body["code"], actions)
         kept, dropped = keep(body, level)
-        scrubber = scrubbers.setdefault(run, keyed_scrubber(pseudonyms, run))
-        for secret in password_values(record):  # the whole record: its page says which input
+        scrubber = scrubbers.get(run) or scrubbers.setdefault(run, keyed_scrubber(pseudonyms, run))
+        for secret in password_values(
+            record, actions
+        ):  # the whole record: its page says which input
             scrubber.add_secret(secret)
         before = Counter(scrubber.counts)
         clean = scrubber.value(kept)
