@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import yaml
 
 # libyaml's parser is ~10x faster than the pure-Python one; both build the same values.
@@ -20,6 +21,11 @@ def load_actions(text: str) -> Any:
     """The parsed action list (YAML is a superset of JSON), or None when it is not one."""
     if not looks_like_actions(text):
         return None
+    if text.lstrip().startswith(("[", "{")):
+        try:
+            return orjson.loads(text)  # most JSON lists: same value, 50x faster than YAML
+        except orjson.JSONDecodeError:
+            pass
     try:
         return yaml.load(text.strip(), Loader=_LOADER)  # a safe loader: plain values only
     except yaml.YAMLError:

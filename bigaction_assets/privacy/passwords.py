@@ -63,6 +63,11 @@ class PasswordFields:
                 if element.get("value"):
                     self.prefilled.add(element.get("value"))
 
+    def may_match(self, text: str) -> bool:
+        """False when no target written in `text` can be a password field: the record's pages
+        have none and the text names none (so its action list need not be parsed)."""
+        return bool(self.trees or self.identifiers) or bool(_PASSWORD_WORD.search(text))
+
     def is_password(self, selector: str) -> bool:
         if _PASSWORD_WORD.search(selector):
             return True
@@ -115,7 +120,7 @@ def typed_in_code(
         typed = re.compile(rf"\b{var}\s*\.\s*(?:send_keys|fill|type)\(\s*{_Q}")
         for match in typed.finditer(code, assigned.end()):
             yield _unescape(match.group("v"))
-    if ("args" in code or "value" in code) and looks_like_actions(code):
+    if ("args" in code or "value" in code) and looks_like_actions(code) and fields.may_match(code):
         yield from typed_in_actions((actions or ActionLists()).get(code), fields)
 
 

@@ -13,14 +13,6 @@ from bigaction_assets.privacy.detectors import DETECTORS, PRIORITY, Detector, Fi
 _NUMBER_RUN = re.compile(
     r"\d[\d .()\-/]{6,}+"
 )  # digits and the separators numbers are written with
-# Every kind's windows need one of these signs; a short text (most fields of a record) without
-# any is settled by this one search instead of a look per kind.
-_ANY_SIGN = re.compile(
-    r"\d[\d .()\-/]{6}|[A-Z]{2}\d\d|:[0-9A-Fa-f]{0,4}:|@|%40|"
-    r"(?i:eyj|sk-|hf_|akia|asia|gh|aws|bearer|basic|token|pass|pwd|pin|secret|api|session|"
-    r"private_key|code=|sig=|signature=|sid=|auth=|key=)"
-)
-_SHORT = 512
 _LOOKAHEAD = 3  # no pattern looks further past its match than this
 MIN_CHARS = 6  # no kind fits in fewer (`a@b.co`, `pin=123`)
 
@@ -106,13 +98,33 @@ def _scan(detector: Detector, text: str, windows: list[tuple[int, int]]) -> list
     return found
 
 
-def find(text: str, detectors: tuple[Detector, ...] = DETECTORS) -> list[Finding]:
+def _by_needle(detectors: tuple[Detector, ...]) -> dict[str, list[Detector]]:
+    """Detectors by the lower-case strings that must be in a text for them to run."""
+    table: dict[str, list[Detector]] = {}
+    for detector in detectors:
+        for needle in detector.where.literals or detector.where.near:
+            table.setdefault(needle, []).append(detector)
+    return table
+
+
+_NEEDLES = _by_needle(DETECTORS)
+_UNNAMED = tuple(d for d in DETECTORS if not (d.where.literals or d.where.near))
+
+
+def _candidates(context: _Text) -> list[Detector]:
+    """The detectors whose needle the text holds, and those found by digits or anchors."""
+    lower = context.lower
+    named = {id(d): d for needle, ds in _NEEDLES.items() if needle in lower for d in ds}
+    return [*named.values(), *_UNNAMED]
+
+
+def find(text: str) -> list[Finding]:
     """Non-overlapping findings in text order; of overlapping ones the stronger kind wins."""
-    if len(text) < MIN_CHARS or (len(text) <= _SHORT and not _ANY_SIGN.search(text)):
+    if len(text) < MIN_CHARS:
         return []
     context = _Text(text)
     found: set[Finding] = set()
-    for detector in detectors:
+    for detector in _candidates(context):
         windows = context.windows(detector.where)
         if windows:
             found.update(_scan(detector, text, windows))
