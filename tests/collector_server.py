@@ -27,7 +27,7 @@ def running_collector(landing: Path, **settings: Any) -> Iterator[tuple[str, int
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", backlog=256)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", backlog=256)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

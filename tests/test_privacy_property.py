@@ -209,7 +209,9 @@ def test_a_password_typed_into_a_password_field_never_survives(password, how) ->
         "world_model_output": f"I typed {password} into the form",
     }  # fmt: skip
     landed = _values(_envelope(record)["record"])
-    assert not [text for text in landed if password in text], how
+    # as a token of its own: `elemen` inside `find_element` is code, not the password
+    alone = re.compile(rf"(?<!\w){re.escape(password)}(?!\w)")
+    assert not [text for text in landed if alone.search(text)], how
 
 
 UNIQUE_IDS = st.text(ALNUM + "@._-", min_size=8, max_size=64).filter(

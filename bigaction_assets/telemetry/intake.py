@@ -37,8 +37,8 @@ class Intake:
         return {
             "received": self.received,
             "stored": self.stored,
-            "opted_out": self.opted_out,
-            "forgotten": self.forgotten,
+            # a forgotten sender's steps look opted out: the answer tells no one who asked
+            "opted_out": self.opted_out + self.forgotten,
             "scrubbed": dict(sorted(self.scrubbed.items())),
         }
 
