@@ -35,6 +35,8 @@ raw_telemetry_forgotten = forgotten_users_absent("raw_telemetry", "telemetry")
 raw_records_forgotten = forgotten_users_absent("raw_records", "raw")
 episodes_forgotten = forgotten_users_absent("episodes", "standardized")
 events_forgotten = forgotten_users_absent("events", "standardized")
+web_candidates_forgotten = forgotten_users_absent("web_candidates", "standardized")
+rejects_forgotten = forgotten_users_absent("rejects", "standardized")
 sft_examples_forgotten = forgotten_users_absent("sft_examples", "sft")
 benchmark_snapshot_forgotten = forgotten_users_absent("benchmark_snapshot", "benchmark")
 
@@ -54,5 +56,6 @@ def hub_release_forgotten(lake: LakeResource) -> dg.AssetCheckResult:
 
 FORGET_CHECKS = (
     raw_telemetry_forgotten, raw_records_forgotten, episodes_forgotten, events_forgotten,
-    sft_examples_forgotten, benchmark_snapshot_forgotten, hub_release_forgotten,
+    web_candidates_forgotten, rejects_forgotten, sft_examples_forgotten,
+    benchmark_snapshot_forgotten, hub_release_forgotten,
 )  # fmt: skip
