@@ -135,6 +135,7 @@ def _ipv6_span(value: str) -> tuple[int, int] | None:
     return best
 
 
+# No pattern matches a NUL, so `scan.find_each` can search many texts joined by one.
 # The part of a match to replace, relative to the match (or the match's group `v`), or None.
 Refine = Callable[[str], tuple[int, int] | None]
 
@@ -152,14 +153,15 @@ class Where:
     """Where a kind can match. `literals`: lower-case strings one of which the text must hold
     (the pattern then runs over the whole text: it starts with one of them); `near`: windows
     of `before`/`after` characters around each occurrence of one of these lower-case strings;
-    `digits`/`dots`: windows around runs of digits and separators holding at least this many
-    digits and dots; `anchor`: windows
+    `digits`/`dots`: windows around runs of digits and separators holding at least this
+    many digits and dots; `digit`: only in a text holding a digit; `anchor`: windows
     around each match of a cheap pattern."""
 
     literals: tuple[str, ...] = ()
     near: tuple[str, ...] = ()
     digits: int = 0
     dots: int = 0
+    digit: bool = False
     anchor: re.Pattern[str] | None = None
     before: int = 8
     after: int = 8
@@ -180,7 +182,7 @@ def _d(kind: str, pattern: str, where: Where, refine: Refine = _any) -> Detector
 
 
 _WORD_START = r"(?<![A-Za-z0-9_])"  # checked after the literal, so the literal leads the search
-_VALUE = r"[\"']?\s{{0,16}}[=:]\s{{0,16}}[\"']?(?P<v>[^\s&#\"'<>,;}}]{{{n},}})"
+_VALUE = r"[\"']?\s{{0,16}}[=:]\s{{0,16}}[\"']?(?P<v>[^\s&#\"'<>,;}}\x00]{{{n},}})"
 # Windows after a credential's name hold its shortest match (name, up to 16 blanks each side of
 # `=`/`:`, the shortest value), so a longer one reaches the window's end and is matched again.
 _AFTER_NAME = 96
@@ -196,7 +198,7 @@ DETECTORS: tuple[Detector, ...] = (
        Where(literals=("github_pat_",))),
     _d(  # an AWS secret access key is 40 base64 characters: found by what names it
         "API_KEY",
-        r"(?i)aws.{0,24}?(?:secret|private).{0,24}?[=:]\s{0,16}[\"']?(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        r"(?i)aws[^\x00\n]{0,24}?(?:secret|private)[^\x00\n]{0,24}?[=:]\s{0,16}[\"']?(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
         Where(near=("aws",), after=160),
     ),
     _d("TOKEN", r"(?i)\b(?:bearer|basic|token)\s{1,16}(?P<v>[A-Za-z0-9._~+/=-]{12,})",
@@ -206,7 +208,7 @@ DETECTORS: tuple[Detector, ...] = (
     _d("TOKEN", rf"(?i)(?<![A-Za-z0-9-])(?:{_CREDENTIAL_NAMES}){_VALUE.format(n=12)}",
        Where(near=("token", "api", "secret", "private_key", "session"), before=16,
              after=_AFTER_NAME)),
-    _d("TOKEN", rf"(?i)[?&;](?:{_QUERY_CREDENTIALS})=(?P<v>[^\s&#\"'<>]{{8,}})",
+    _d("TOKEN", rf"(?i)[?&;](?:{_QUERY_CREDENTIALS})=(?P<v>[^\s&#\"'<>\x00]{{8,}})",
        Where(near=("code=", "sig=", "signature=", "sid=", "session=", "auth=", "key="),
              before=12, after=_AFTER_NAME)),
     _d(
@@ -216,22 +218,26 @@ DETECTORS: tuple[Detector, ...] = (
         _whole(_email_ok),
     ),
     _d("IBAN", r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b",
-       Where(anchor=re.compile(r"[A-Z]{2}\d\d"), before=1, after=48), _iban_span),
-    _d("CARD", r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)", Where(digits=13),
+       Where(anchor=re.compile(r"[A-Z]{2}\d\d"), digit=True, before=1, after=48), _iban_span),
+    _d("CARD", r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)", Where(digits=13, digit=True),
        _whole(_card_ok)),
     _d("IP", rf"(?<![\w.]){_NOT_A_VERSION}(?:\d{{1,3}}\.){{3}}\d{{1,3}}(?![\w]|\.\d)",
-       Where(digits=4, dots=3), _whole(_ipv4_ok)),
+       Where(digits=4, dots=3, digit=True),
+       _whole(_ipv4_ok)),
     _d(  # a run of hex digits, colons and dots holding two colons; `_ipv6_span` cuts labels off
         "IP",
         r"(?:(?<![\w.:])|(?=:))(?=[0-9A-Fa-f.]*:[0-9A-Fa-f.]*:)[0-9A-Fa-f:.]+(?:(?<=[.:])|(?!\w))",
-        Where(anchor=re.compile(r":[0-9A-Fa-f]{0,4}+:"), before=48, after=48),
+        # an address has `::`, or six colons and more (`1:2:3:4:5:6:7:8`, `…:6:1.2.3.4`):
+        # times (`09:34:12`) and most CSS have neither
+        Where(anchor=re.compile(r"::|:[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){4}:"), before=48,
+              after=48),
         _ipv6_span,
     ),
     _d(
         "PHONE",
         r"(?<![\w+.-])(?:(?:\+|00)\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?"
         r"\d{1,4}(?:[ .-]?\d{2,4}){1,4}(?![\w-]|\.\d)",
-        Where(digits=8),
+        Where(digits=8, digit=True),
         _whole(_phone_ok),
     ),
 )  # fmt: skip

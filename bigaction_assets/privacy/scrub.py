@@ -13,7 +13,7 @@ from urllib.parse import quote, quote_plus, unquote_plus
 import orjson
 
 from bigaction_assets.privacy.detectors import KINDS, PASSWORD_NAMES, phone_e164
-from bigaction_assets.privacy.scan import find
+from bigaction_assets.privacy.scan import Finding, find, find_each
 
 # (kind, canonical value, ordinal of the value within its kind) -> placeholder text
 Namer = Callable[[str, str, int], str]
@@ -65,6 +65,7 @@ class Scrubber:
         # page in `html` and `retrieved_html`): each distinct text is scrubbed once
         self._memo: dict[tuple[bool, str], tuple[str, list[tuple[str, str]]]] = {}
         self._used: list[tuple[str, str]] | None = None
+        self._found: dict[str, list[Finding]] = {}  # found ahead, for a whole record at once
 
     def placeholder(self, kind: str, value: str) -> str:
         key = (kind, canonical(kind, value))
@@ -104,7 +105,8 @@ class Scrubber:
     def _detect(self, text: str) -> str:
         spans = self._secret_spans(text)
         taken = [(start, end) for _, start, end in spans]
-        for finding in find(text):
+        found = self._found.get(text)
+        for finding in find(text) if found is None else found:
             if all(finding.end <= s or finding.start >= e for s, e in taken):
                 spans.append((finding.kind, finding.start, finding.end))
         if not spans:
@@ -175,14 +177,45 @@ class Scrubber:
         self._memo[as_url, text] = (scrubbed, used)
         return scrubbed
 
+    def _plain_parts(self, value: Any, key: str | None, into: dict[str, None]) -> None:
+        """The texts `value` will have searched as plain text (not URLs), not yet known."""
+        if isinstance(value, str):
+            if key in URL_KEYS or (key in URL_KEYS, value) in self._memo:
+                return
+            if "://" not in value:
+                into[value] = None
+                return
+            last = 0
+            for match in _URL.finditer(value):
+                into[value[last : match.start()]] = None
+                last = match.end()
+            into[value[last:]] = None
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                self._plain_parts(v, k, into)
+        elif isinstance(value, list):
+            for item in value:
+                self._plain_parts(item, key, into)
+
     def value(self, value: Any, key: str | None = None) -> Any:
-        """A JSON-like value with every string scrubbed; keys are field names, kept."""
+        """A JSON-like value with every string scrubbed; keys are field names, kept. Its
+        texts are searched together first (one pass per kind), then replaced in order."""
+        parts: dict[str, None] = {}
+        self._plain_parts(value, key, parts)
+        texts = [text for text in parts if text not in self._found]
+        self._found.update(zip(texts, find_each(texts), strict=True))
+        try:
+            return self._value(value, key)
+        finally:
+            self._found.clear()
+
+    def _value(self, value: Any, key: str | None) -> Any:
         if isinstance(value, str):
             return self._once(value, key in URL_KEYS)
         if isinstance(value, dict):
-            return {k: self.value(v, k) for k, v in value.items()}
+            return {k: self._value(v, k) for k, v in value.items()}
         if isinstance(value, list):
-            return [self.value(item, key) for item in value]
+            return [self._value(item, key) for item in value]
         return value
 
 

@@ -72,7 +72,7 @@ def take_batch(
         run = pseudonyms.run(record["user_id"], record["run_id"])
         body = {k: v for k, v in record.items() if k != "level"}
         actions = ActionLists()  # the record's action lists, each parsed once
-        if isinstance(body.get("code"), str):
+        if level == "LOW" and isinstance(body.get("code"), str):  # higher levels keep the code
             body["action_names"] = action_names(body["code"], actions)
         kept, dropped = keep(body, level)
         scrubber = scrubbers.get(run) or scrubbers.setdefault(run, keyed_scrubber(pseudonyms, run))
