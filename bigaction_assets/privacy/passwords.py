@@ -104,6 +104,8 @@ def typed_in_code(
     code: str, fields: PasswordFields, actions: ActionLists | None = None
 ) -> Iterator[str]:
     """Values that code types into password fields."""
+    if not fields.may_match(code):
+        return  # no target it names can be a password field
     selects = _has(code, _SELECTORS)
     if selects and _has(code, _TYPING):
         for match in _CHAINED.finditer(code):
@@ -120,7 +122,7 @@ def typed_in_code(
         typed = re.compile(rf"\b{var}\s*\.\s*(?:send_keys|fill|type)\(\s*{_Q}")
         for match in typed.finditer(code, assigned.end()):
             yield _unescape(match.group("v"))
-    if ("args" in code or "value" in code) and looks_like_actions(code) and fields.may_match(code):
+    if ("args" in code or "value" in code) and looks_like_actions(code):
         yield from typed_in_actions((actions or ActionLists()).get(code), fields)
 
 
