@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 import lxml.html
@@ -16,6 +17,8 @@ from bigaction_assets.privacy.detectors import PASSWORD_NAMES
 
 _PASSWORD_WORD = re.compile(rf"(?i)(?:{PASSWORD_NAMES})|type\s*=\s*[\"']?password")
 _HAS_PASSWORD_INPUT = re.compile(r"(?i)type\s*=\s*[\"']?password")
+_TOKENS = re.compile(r"[\w-]+")
+_QUOTED = re.compile(r"[\"']([^\"']+)[\"']")
 _Q = r"(?P<q>[\"'])(?P<v>(?:\\.|(?!(?P=q)).)*)(?P=q)"
 # `<selector>.send_keys("v")` / `.fill("v")` / `.type("v")` on one chained expression
 _CHAINED = re.compile(
@@ -71,10 +74,10 @@ class PasswordFields:
     def is_password(self, selector: str) -> bool:
         if _PASSWORD_WORD.search(selector):
             return True
-        tokens = set(re.findall(r"[\w-]+", selector))
+        tokens = set(_TOKENS.findall(selector))
         if tokens & self.identifiers or selector in self.identifiers:
             return True
-        literals = re.findall(r"[\"']([^\"']+)[\"']", selector)
+        literals = _QUOTED.findall(selector)
         return any(self._xpath_is_password(x) for x in [selector, *literals])
 
     def _xpath_is_password(self, selector: str) -> bool:
@@ -94,6 +97,12 @@ class PasswordFields:
 
 def _unescape(value: str) -> str:
     return value.encode("utf-8", "backslashreplace").decode("unicode_escape", "ignore")
+
+
+@lru_cache(maxsize=256)
+def _typing_into(variable: str) -> re.Pattern[str]:
+    """`<variable>.send_keys("v")` and the like, for an element kept in a variable."""
+    return re.compile(rf"\b{re.escape(variable)}\s*\.\s*(?:send_keys|fill|type)\(\s*{_Q}")
 
 
 def _has(text: str, needles: tuple[str, ...]) -> bool:
@@ -118,9 +127,7 @@ def typed_in_code(
     for assigned in _ASSIGNED.finditer(code) if selects else ():
         if not fields.is_password(assigned.group("sel")):
             continue
-        var = re.escape(assigned.group("var"))
-        typed = re.compile(rf"\b{var}\s*\.\s*(?:send_keys|fill|type)\(\s*{_Q}")
-        for match in typed.finditer(code, assigned.end()):
+        for match in _typing_into(assigned.group("var")).finditer(code, assigned.end()):
             yield _unescape(match.group("v"))
     if ("args" in code or "value" in code) and looks_like_actions(code):
         yield from typed_in_actions((actions or ActionLists()).get(code), fields)

@@ -25,6 +25,7 @@ _CREDENTIAL_PARAM = re.compile(
 )
 _PASSWORD_PARAM = re.compile(rf"(?i)^(?:.*_)?(?:{PASSWORD_NAMES})$")
 _KIND_ALTERNATION = "|".join(sorted(KINDS, key=len, reverse=True))
+_WORD_CHAR = re.compile(r"\w").match
 KEYED_PLACEHOLDER = re.compile(rf"<({_KIND_ALTERNATION})_([0-9a-f]{{8}})>")
 
 
@@ -60,7 +61,6 @@ class Scrubber:
         self.ordinals: Counter[str] = Counter()
         self.counts: Counter[str] = Counter()
         self.secrets: dict[str, str] = {}
-        self._secret_pattern: re.Pattern[str] | None = None
         # a record repeats texts (its action in `code`, `action` and the model's answer, its
         # page in `html` and `retrieved_html`): each distinct text is scrubbed once
         self._memo: dict[tuple[bool, str], tuple[str, list[tuple[str, str]]]] = {}
@@ -87,20 +87,27 @@ class Scrubber:
         for form in forms | {quote(value), quote_plus(value)}:
             if form not in self.secrets:
                 self.secrets[form] = kind
-                self._secret_pattern = None
                 self._memo.clear()
 
     def _secret_spans(self, text: str) -> list[tuple[str, int, int]]:
-        if not self.secrets:
-            return []
-        if self._secret_pattern is None:
-            literals = sorted(self.secrets, key=len, reverse=True)
-            alternation = "|".join(re.escape(s) for s in literals)
-            self._secret_pattern = re.compile(rf"(?<![\w])(?:{alternation})(?![\w])")
-        return [
-            (self.secrets[m.group(0)], m.start(), m.end())
-            for m in self._secret_pattern.finditer(text)
-        ]
+        """Where the known secrets stand in text as words of their own, longest first; found
+        with `str.find`, which is far faster than a pattern of many alternatives."""
+        found: list[tuple[int, int, str]] = []
+        for secret, kind in self.secrets.items():
+            at = text.find(secret)
+            while at >= 0:
+                end = at + len(secret)
+                before = text[at - 1] if at else " "
+                after = text[end] if end < len(text) else " "
+                if not (_WORD_CHAR(before) or _WORD_CHAR(after)):
+                    found.append((at, -len(secret), kind))
+                at = text.find(secret, at + 1)
+        spans, last = [], 0
+        for start, negative, kind in sorted(found):
+            if start >= last:
+                spans.append((kind, start, start - negative))
+                last = start - negative
+        return spans
 
     def _detect(self, text: str) -> str:
         spans = self._secret_spans(text)
