@@ -127,7 +127,8 @@ def _ipv6_span(value: str) -> tuple[int, int] | None:
     not part of it."""
     cuts = [i for i, c in enumerate(value) if c in ":."]
     best: tuple[int, int] | None = None
-    for start in [0, *(i + 1 for i in cuts)]:
+    doubles = [i for i in cuts if value.startswith("::", i)]  # `::1` starts at its colons
+    for start in sorted({0, *doubles, *(i + 1 for i in cuts)}):
         for end in [len(value), *cuts]:
             longer = end - start > (best[1] - best[0] if best else 1)
             if longer and _ipv6_ok(value[start:end]):
@@ -154,7 +155,9 @@ class Where:
     (the pattern then runs over the whole text: it starts with one of them); `near`: windows
     of `before`/`after` characters around each occurrence of one of these lower-case strings;
     `digits`/`dots`: windows around runs of digits and separators holding at least this
-    many digits and dots; `digit`: only in a text holding a digit; `anchor`: windows
+    many digits and dots; `digit`: only in a text holding a digit; `back`: a `near`
+    window also reaches back over what this matches, read backwards from the needle (an
+    email's local part, however long); `anchor`: windows
     around each match of a cheap pattern."""
 
     literals: tuple[str, ...] = ()
@@ -163,6 +166,7 @@ class Where:
     dots: int = 0
     digit: bool = False
     anchor: re.Pattern[str] | None = None
+    back: re.Pattern[str] | None = None
     before: int = 8
     after: int = 8
 
@@ -214,7 +218,7 @@ DETECTORS: tuple[Detector, ...] = (
     _d(
         "EMAIL",
         r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b",
-        Where(near=("@", "%40"), before=80, after=320),
+        Where(near=("@", "%40"), back=re.compile(r"[A-Za-z0-9._%+-]*"), after=320),
         _whole(_email_ok),
     ),
     _d("IBAN", r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b",

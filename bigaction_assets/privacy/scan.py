@@ -24,7 +24,14 @@ class _Text:
     def __init__(self, text: str) -> None:
         self.text = text
         self._lower: str | None = None
+        self._reversed: str | None = None
         self._runs: list[tuple[int, int, int, int]] | None = None
+
+    @property
+    def reversed(self) -> str:
+        if self._reversed is None:
+            self._reversed = self.text[::-1]
+        return self._reversed
 
     @property
     def lower(self) -> str:
@@ -54,7 +61,10 @@ class _Text:
             for needle in where.near:
                 at = lower.find(needle)
                 while at >= 0:
-                    starts.append((at, at + len(needle)))
+                    reach = 0  # how far back the kind's start can lie, read on the reversed text
+                    if where.back is not None:
+                        reach = where.back.match(self.reversed, size - at).end() - (size - at)
+                    starts.append((at - reach, at + len(needle)))
                     at = lower.find(needle, at + 1)
             if not starts:
                 return starts
@@ -138,6 +148,11 @@ def find(text: str) -> list[Finding]:
         windows = [(0, size)] if detector.where.literals else context.windows(detector.where)
         if windows:
             found.update(_scan(detector, text, windows))
+    return resolve(found)
+
+
+def resolve(found: set[Finding]) -> list[Finding]:
+    """Non-overlapping findings in text order: the stronger kind wins, then the longer."""
     if len(found) <= 1:
         return list(found)
     kept: list[Finding] = []

@@ -1,0 +1,42 @@
+"""The fast search finds exactly what the slow one does: windows, needles and joining a
+record's texts change how much text each pattern reads, never what is found."""
+
+from __future__ import annotations
+
+import string
+
+from hypothesis import given
+from hypothesis import strategies as st
+from test_privacy_property import SECRETS, bearers
+
+from bigaction_assets.privacy.detectors import DETECTORS
+from bigaction_assets.privacy.scan import SEPARATOR, _scan, find, find_each, resolve
+
+
+def everywhere(text: str) -> list:
+    """Every pattern over the whole text: the reference the windows must agree with."""
+    found = set()
+    for detector in DETECTORS:
+        found.update(_scan(detector, text, [(0, len(text))]))
+    return resolve(found)
+
+
+# Noise that looks like the signs the windows key on: digits, dots, colons, `@`, names.
+NOISE = st.one_of(
+    st.text(string.ascii_letters + string.digits + " .:-/()@=&?%_'\"<>\n", max_size=40),
+    st.sampled_from(["password=", "token: ", "Bearer ", "api_key=", "::", "a::before", "v 1.2",
+                     "09:34:12", "sk-", "hf_", "eyJ", "%40", "session=", "pin:", "AKIA"]),
+)  # fmt: skip
+SECRET = st.one_of(*SECRETS.values(), bearers.map(lambda t: f"Bearer {t}"))
+TEXTS = st.lists(st.one_of(NOISE, SECRET, NOISE), min_size=1, max_size=10).map("".join)
+
+
+@given(text=TEXTS)
+def test_windows_change_nothing_found(text) -> None:
+    assert find(text) == everywhere(text)
+
+
+@given(texts=st.lists(TEXTS, min_size=1, max_size=6))
+def test_texts_searched_together_are_found_as_alone(texts) -> None:
+    texts = [t.replace(SEPARATOR, "") for t in texts]
+    assert find_each(texts) == [find(t) for t in texts]
