@@ -157,7 +157,8 @@ class Where:
     `digits`/`dots`: windows around runs of digits and separators holding at least this
     many digits and dots; `digit`: only in a text holding a digit; `back`: a `near`
     window also reaches back over what this matches, read backwards from the needle (an
-    email's local part, however long); `anchor`: windows
+    email's local part, however long), and forward over what `ahead` matches after it (its
+    domain); `anchor`: windows
     around each match of a cheap pattern."""
 
     literals: tuple[str, ...] = ()
@@ -167,6 +168,7 @@ class Where:
     digit: bool = False
     anchor: re.Pattern[str] | None = None
     back: re.Pattern[str] | None = None
+    ahead: re.Pattern[str] | None = None
     before: int = 8
     after: int = 8
 
@@ -218,7 +220,8 @@ DETECTORS: tuple[Detector, ...] = (
     _d(
         "EMAIL",
         r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b",
-        Where(near=("@", "%40"), back=re.compile(r"[A-Za-z0-9._%+-]*"), after=320),
+        Where(near=("@", "%40"), back=re.compile(r"[A-Za-z0-9._%+-]*"),
+              ahead=re.compile(r"[A-Za-z0-9.-]*")),
         _whole(_email_ok),
     ),
     _d("IBAN", r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b",

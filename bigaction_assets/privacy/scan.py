@@ -64,7 +64,10 @@ class _Text:
                     reach = 0  # how far back the kind's start can lie, read on the reversed text
                     if where.back is not None:
                         reach = where.back.match(self.reversed, size - at).end() - (size - at)
-                    starts.append((at - reach, at + len(needle)))
+                    end = at + len(needle)
+                    if where.ahead is not None:
+                        end = where.ahead.match(self.text, end).end()
+                    starts.append((at - reach, end))
                     at = lower.find(needle, at + 1)
             if not starts:
                 return starts
