@@ -39,6 +39,9 @@ class ExampleSettings:
     split_salt: str = ""
 
 
+NOT_FOR_TRAINING = "not_for_training"
+
+
 class EpisodeSkipped(Exception):
     """An episode that yields no example, with a reason code for the stage's metadata."""
 
@@ -76,6 +79,9 @@ def episode_examples(
     settings: ExampleSettings,
 ) -> Iterator[dict[str, Any]]:
     """One `sft_examples` row per window of the episode, rendered in every format."""
+    details = orjson.loads(episode.get("details") or "{}")
+    if details.get("train_on") is False:  # e.g. benchmark data whose actions people rejected
+        raise EpisodeSkipped(NOT_FOR_TRAINING, str(details.get("why") or "marked train_on false"))
     render = make_observation_renderer(pages, settings.observation_tokens, settings.representation)
     conversation = build_conversation(episode, events, render_observation=render)
     try:

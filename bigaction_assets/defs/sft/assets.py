@@ -12,7 +12,12 @@ from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import open_partition
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.sft import SftExampleSchema
-from bigaction_assets.sft.examples import EpisodeSkipped, ExampleSettings, episode_examples
+from bigaction_assets.sft.examples import (
+    NOT_FOR_TRAINING,
+    EpisodeSkipped,
+    ExampleSettings,
+    episode_examples,
+)
 from bigaction_assets.sft.files import write_sft_files
 from bigaction_assets.sft.inputs import iter_episodes
 from bigaction_assets.sink import ValidatedSink
@@ -75,7 +80,8 @@ def sft_examples(
                     skipped_examples.append(
                         {"episode_id": episode["episode_id"], "why": skip.detail}
                     )
-                context.log.warning(f"{episode['episode_id']} skipped: {skip.detail}")
+                log = context.log.info if skip.reason == NOT_FOR_TRAINING else context.log.warning
+                log(f"{episode['episode_id']} skipped: {skip.detail}")
                 continue
             for row in rows:
                 digest = bytes.fromhex(row["content_sha"][:32])
