@@ -99,6 +99,12 @@ class AnnotationStore:
                 ).rowcount
         return deleted
 
+    def items_of(self, episode_ids: Iterable[str]) -> set[str]:
+        """Ids of the items the store holds from these episodes."""
+        wanted = set(episode_ids)
+        rows = self.db.connection().execute("select item_id, episode_id from items")
+        return {item_id for item_id, episode_id in rows if episode_id in wanted}
+
     # --- slots ---------------------------------------------------------------------------------
     def next_item(self, user_id: int, kind: str | None = None) -> Item | None:
         """The item this person should label now: their open one, else a new slot on the item
@@ -246,9 +252,13 @@ class AnnotationStore:
         """Every label with its item, in revision order, from one snapshot."""
         with self.db.read() as con:
             rows = con.execute(
-                """select i.item_id, i.kind, i.episode_id, l.user_id, l.label, l.revision,
-                          l.created_at, l.updated_at
+                """select i.item_id, i.kind, i.episode_id, i.payload, l.user_id, l.label,
+                          l.revision, l.created_at, l.updated_at
                    from labels l join items i using (item_no) order by l.revision"""
             ).fetchall()
         for row in rows:
-            yield {**dict(row), "label": orjson.loads(row["label"])}
+            yield {
+                **dict(row),
+                "label": orjson.loads(row["label"]),
+                "payload": orjson.loads(row["payload"]),
+            }

@@ -9,6 +9,8 @@ from huggingface_hub import HfApi
 from pydantic import Field
 
 from bigaction_assets import lake
+from bigaction_assets.annotate import STORE_FILE
+from bigaction_assets.defs.reward.resources import AnnotationStoreResource
 from bigaction_assets.release import hub
 from bigaction_assets.settings import Paths
 
@@ -92,4 +94,5 @@ def local_resources(paths: Paths | None = None) -> dict[str, object]:
     return {
         "lake": LakeResource(landing_dir=str(paths.landing), data_dir=str(data_dir)),
         "duckdb": DuckDBResource(database=str(paths.catalog)),
+        "annotation_store": AnnotationStoreResource(path=str(data_dir / "annotate" / STORE_FILE)),
     }

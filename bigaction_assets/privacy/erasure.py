@@ -3,8 +3,8 @@ row of theirs that is left.
 
 A table's rows are tied to a sender by its columns, whatever the table: `user_pseudonym` or
 `session_pseudonym` (a forgotten pseudonym), `episode_id` (an episode of theirs), or an id of
-the form `<episode id>#<n>` in `record_id` or `example_id`. Any asset with one of these columns
-is covered without knowing about it.
+the form `<episode id>#<n>` in `record_id`, `example_id` or `rejected_item_id`. Any asset with
+one of these columns is covered without knowing about it.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from bigaction_assets.telemetry.landing import batch_day, batch_files, episode_i
 
 PSEUDONYM_COLUMNS = ("user_pseudonym", "session_pseudonym")
 EPISODE_COLUMN = "episode_id"
-DERIVED_ID_COLUMNS = ("record_id", "example_id")  # `<episode id>#<n>`
+# `<episode id>#<n>`; `rejected_item_id` is the other side of a reward preference pair
+DERIVED_ID_COLUMNS = ("record_id", "example_id", "rejected_item_id")
 PRIVACY_GROUP = "privacy"
 
 
