@@ -10,7 +10,6 @@ from pydantic import Field
 
 from bigaction_assets import lake
 from bigaction_assets.annotate import STORE_FILE
-from bigaction_assets.defs.reward.resources import AnnotationStoreResource
 from bigaction_assets.release import hub
 from bigaction_assets.settings import Paths
 
@@ -32,6 +31,15 @@ class LakeResource(dg.ConfigurableResource):
     @property
     def catalog(self) -> Path:
         return Path(self.data_dir) / "bigaction.duckdb"
+
+    annotation_store_path: str | None = None
+    """The annotation app's SQLite store; `<data_dir>/annotate/store.sqlite3` when unset (where
+    `make annotate` serves it from)."""
+
+    @property
+    def annotation_store(self) -> Path:
+        default = Path(self.data_dir) / "annotate" / STORE_FILE
+        return Path(self.annotation_store_path) if self.annotation_store_path else default
 
     def refresh_catalog(self, log: dg.DagsterLogManager | None = None) -> list[str]:
         """Views over every table; a locked catalog is reported, not fatal (views glob files,
@@ -94,5 +102,4 @@ def local_resources(paths: Paths | None = None) -> dict[str, object]:
     return {
         "lake": LakeResource(landing_dir=str(paths.landing), data_dir=str(data_dir)),
         "duckdb": DuckDBResource(database=str(paths.catalog)),
-        "annotation_store": AnnotationStoreResource(path=str(data_dir / "annotate" / STORE_FILE)),
     }

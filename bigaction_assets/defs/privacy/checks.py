@@ -7,7 +7,7 @@ import dagster as dg
 
 from bigaction_assets.defs.gates import offenders_result
 from bigaction_assets.defs.resources import LakeResource
-from bigaction_assets.defs.reward.resources import AnnotationStoreResource
+from bigaction_assets.defs.reward.resources import open_store
 from bigaction_assets.privacy.register import load_forgotten, release_offenders, table_offenders
 
 CHECK_NAME = "forgotten_users_absent"
@@ -50,11 +50,10 @@ reward_examples_forgotten = forgotten_users_absent("reward_examples", "reward")
     additional_deps=[ERASURE],
     description="The annotation app's store holds no item or label of a forgotten sender.",
 )
-def annotation_store_forgotten(
-    lake: LakeResource, annotation_store: AnnotationStoreResource
-) -> dg.AssetCheckResult:
+def annotation_store_forgotten(lake: LakeResource) -> dg.AssetCheckResult:
     forgotten = load_forgotten(lake.root, lake.landing)
-    held = annotation_store.open().items_of(forgotten.episodes) if annotation_store.exists() else {}
+    stored = lake.annotation_store.is_file()
+    held = open_store(lake).items_of(forgotten.episodes) if stored else set()
     offenders = [{"file": f"store item {item}", "rows": 1} for item in sorted(held)]
     return offenders_result(offenders, "items in the annotation store of forgotten senders")
 

@@ -10,7 +10,7 @@ from bigaction_assets.annotate.export import agreement, annotation_rows
 from bigaction_assets.annotate.items import annotation_items as find_items
 from bigaction_assets.defs.metadata import column_schema, markdown_preview
 from bigaction_assets.defs.resources import LakeResource
-from bigaction_assets.defs.reward.resources import AnnotationStoreResource
+from bigaction_assets.defs.reward.resources import open_store
 from bigaction_assets.lake import write_partition
 from bigaction_assets.privacy.register import load_forgotten
 from bigaction_assets.reward.build import build_reward_examples
@@ -57,7 +57,6 @@ class RewardExamplesConfig(dg.Config):
 def annotation_items(
     context: dg.AssetExecutionContext,
     lake: LakeResource,
-    annotation_store: AnnotationStoreResource,
     config: AnnotationItemsConfig,
 ) -> dg.MaterializeResult:
     """One row per item people can label (web step, proactive turn); loaded into the app."""
@@ -68,7 +67,7 @@ def annotation_items(
         if item["episode_id"] not in forgotten
     ]
     write_partition(lake.root, GROUP, "annotation_items", "all", frame(AnnotationItemSchema, rows))
-    store = annotation_store.open()
+    store = open_store(lake)
     erased = store.forget_episodes(forgotten)
     loaded = [{**row, "kind": row["item_kind"]} for row in rows]
     new = store.load_items(loaded, config.max_annotators)
@@ -80,7 +79,7 @@ def annotation_items(
             "items_by_dataset": dict(sorted(Counter(row["dataset"] for row in rows).items())),
             "new_in_store": new,
             "erased_from_store": erased,
-            "store": dg.MetadataValue.path(annotation_store.path),
+            "store": dg.MetadataValue.path(str(lake.annotation_store)),
         }
     )
 
@@ -88,16 +87,16 @@ def annotation_items(
 @dg.asset(
     group_name=GROUP,
     kinds={"python", "parquet", "sqlite"},
-    deps=[annotation_items],
+    # the forget job erases the lake first, then this purges the app's store of the same senders
+    deps=[annotation_items, "forgotten_users"],
     metadata={"dagster/column_schema": column_schema(AnnotationSchema)},
 )
 def annotations(
     context: dg.AssetExecutionContext,
     lake: LakeResource,
-    annotation_store: AnnotationStoreResource,
 ) -> dg.MaterializeResult:
     """One row per human judgement: an annotator's latest label on an item."""
-    store = annotation_store.open()
+    store = open_store(lake)
     erased = store.forget_episodes(load_forgotten(lake.root, lake.landing).episodes)
     revision = store.latest_revision()
     labels = list(store.export_labels())

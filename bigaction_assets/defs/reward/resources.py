@@ -1,20 +1,10 @@
-"""The annotation app's store, as the pipeline reads and fills it."""
-
-from pathlib import Path
-
-import dagster as dg
+"""The annotation app's store, where the lake resource says it is."""
 
 from bigaction_assets.annotate.db import Database
 from bigaction_assets.annotate.store import AnnotationStore
+from bigaction_assets.defs.resources import LakeResource
 
 
-class AnnotationStoreResource(dg.ConfigurableResource):
-    """The SQLite file the annotation app serves (`make annotate` uses the same default)."""
-
-    path: str
-
-    def exists(self) -> bool:
-        return Path(self.path).is_file()
-
-    def open(self) -> AnnotationStore:
-        return AnnotationStore(Database(Path(self.path)))
+def open_store(lake: LakeResource) -> AnnotationStore:
+    """The store `make annotate` serves (created empty on first use)."""
+    return AnnotationStore(Database(lake.annotation_store))

@@ -3,7 +3,8 @@
 import dagster as dg
 
 from bigaction_assets.defs.jobs import annotations_job
-from bigaction_assets.defs.reward.resources import AnnotationStoreResource
+from bigaction_assets.defs.resources import LakeResource
+from bigaction_assets.defs.reward.resources import open_store
 
 
 @dg.sensor(
@@ -12,12 +13,12 @@ from bigaction_assets.defs.reward.resources import AnnotationStoreResource
     default_status=dg.DefaultSensorStatus.RUNNING,
 )
 def new_labels_sensor(
-    context: dg.SensorEvaluationContext, annotation_store: AnnotationStoreResource
+    context: dg.SensorEvaluationContext, lake: LakeResource
 ) -> dg.RunRequest | dg.SkipReason:
     """Runs `collect_annotations` once for each new store revision (a label saved or changed)."""
-    if not annotation_store.exists():
-        return dg.SkipReason(f"no annotation store at {annotation_store.path} yet")
-    revision = annotation_store.open().latest_revision()
+    if not lake.annotation_store.is_file():
+        return dg.SkipReason(f"no annotation store at {lake.annotation_store} yet")
+    revision = open_store(lake).latest_revision()
     if revision == 0:
         return dg.SkipReason("no labels yet")
     if context.cursor == str(revision):
