@@ -88,6 +88,7 @@ class Database:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
+        self._writer = threading.Lock()
         self.connection().executescript(f"begin immediate; {SCHEMA} commit;")
 
     def connection(self) -> sqlite3.Connection:
@@ -104,15 +105,21 @@ class Database:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction holding the lock from its first statement; rolled back on error."""
+        """A write transaction holding the lock from its first statement; rolled back on error.
+
+        Threads of one process queue on a lock of their own first: SQLite's busy handler makes
+        a waiting writer sleep in growing steps (up to 100 ms), while a queued thread starts the
+        moment the previous one commits. Other processes still wait on SQLite's lock.
+        """
         con = self.connection()
-        con.execute("begin immediate")
-        try:
-            yield con
-        except BaseException:
-            con.execute("rollback")
-            raise
-        con.execute("commit")
+        with self._writer:
+            con.execute("begin immediate")
+            try:
+                yield con
+            except BaseException:
+                con.execute("rollback")
+                raise
+            con.execute("commit")
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
