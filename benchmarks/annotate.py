@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -28,7 +27,9 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from annotate_server import Client, web_item  # the tests' cookie-keeping HTTP client
+from uvicorn_process import start_server
 
 from bigaction_assets.annotate.accounts import Accounts
 from bigaction_assets.annotate.db import Database
@@ -60,16 +61,7 @@ def prepare(store: Path, clients: int, labels: int) -> None:
 
 def start_app(store: Path) -> tuple[subprocess.Popen, tuple[str, int]]:
     env = {**os.environ, "BIGACTION_ANNOTATE_SECRET": "benchmark-secret-0123456789abcdef0123"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bigaction_assets.annotate", "--port", "0", "--store", str(store)],
-        env=env, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    for line in process.stderr:
-        found = re.search(r"running on http://([\d.]+):(\d+)", line)
-        if found:  # keep draining its log, or a full pipe would stall the server
-            threading.Thread(target=lambda: [None for _ in process.stderr], daemon=True).start()
-            return process, (found.group(1), int(found.group(2)))
-    raise RuntimeError("the annotation app did not start")
+    return start_server(["bigaction_assets.annotate", "--port", "0", "--store", str(store)], env)
 
 
 def run(address: tuple[str, int], clients: int, labels: int, pid: int) -> dict[str, float]:

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import http.client
 import re
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,8 +12,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 import orjson
-import uvicorn
 from argon2 import PasswordHasher
+from asgi_server import serving
 
 from bigaction_assets.annotate.accounts import Accounts, RateLimits
 from bigaction_assets.annotate.app import AppSettings, create_app
@@ -38,24 +35,8 @@ def add_users(store: Path, names: list[str], password: str = PASSWORD) -> None:
 @contextmanager
 def running_app(store: Path, limits: RateLimits | None = None) -> Iterator[tuple[str, int]]:
     settings = AppSettings(store, Signer(SECRET), FAST_PASSWORDS, limits or RateLimits())
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(create_app(settings), log_level="warning", lifespan="off", backlog=256)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the annotation app did not start")
-        time.sleep(0.01)
-    try:
-        yield sock.getsockname()
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
+    with serving(create_app(settings), "annotation app") as address:
+        yield address
 
 
 class Client:
