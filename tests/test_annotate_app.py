@@ -169,10 +169,13 @@ def test_item_pages_show_the_page_sandboxed_and_take_keyboard_labels(app, store_
     assert b"&lt;script&gt;alert(&#34;x&#34;)" in frame  # inert text inside srcdoc
     assert re.findall(rb"<script[^>]*>", page) == [b'<script src="/static/app.js" defer>']
     assert b'data-key="c"' in page and b'data-key="i"' in page and b'data-key="u"' in page
-    assert b'id="progress"' in page
+    assert re.search(
+        rb"you labelled \d+ \xc2\xb7\s+\d+ left for you \xc2\xb7\s+\d+/7 items complete", page
+    )
     turn = client.next_item("proactive_turn")
     page = client.get(f"/items/{turn['item_no']}")[2]
     assert b'data-key="1"' in page and b'data-key="h"' in page and b'data-key="n"' in page
+    assert b"1970-01-01 00:00:01 UTC" in page  # epoch seconds shown as a time
     token = form_token(page)
     form = [("csrf_token", token), ("accept", "1"), ("action", "accept")]
     assert client.post_form(f"/items/{turn['item_no']}/label", form)[0] == 303

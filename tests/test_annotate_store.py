@@ -34,7 +34,7 @@ def test_each_item_gets_at_most_n_annotators_and_nobody_twice(store) -> None:
     assert sorted(len(users) for users in seen.values()) == [2, 2, 2]
     # items fill one at a time, so the first two annotators take every slot
     assert store.progress(3) == {"labelled_by_you": 0, "available_to_you": 0,
-                                 "items_complete": 3, "items": 3}  # fmt: skip
+                                 "items_complete": 3, "items_total": 3}  # fmt: skip
 
 
 def test_an_open_item_is_handed_back_until_labelled(store) -> None:

@@ -238,7 +238,7 @@ class AnnotationStore:
                        left join labels l using (item_no) group by i.item_no)"""
             ).fetchone()
         return {"labelled_by_you": mine, "available_to_you": left, "items_complete": complete,
-                "items": total}  # fmt: skip
+                "items_total": total}  # fmt: skip
 
     # --- for the pipeline ----------------------------------------------------------------------
     def latest_revision(self) -> int:

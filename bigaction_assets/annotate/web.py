@@ -7,6 +7,7 @@ import base64
 import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -77,7 +78,17 @@ def make_templates() -> Environment:
         autoescape=select_autoescape(default=True, default_for_string=True),
     )
     env.globals["frame_document"] = frame_document
+    env.filters["when"] = when
     return env
+
+
+def when(time: str) -> str:
+    """An event time as people read it: epoch seconds become UTC, anything else stays."""
+    try:
+        moment = datetime.fromtimestamp(float(time), UTC)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return time
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def frame_document(page_html: str | None) -> str:
