@@ -21,6 +21,7 @@ from bigaction_assets.defs.reward.resources import open_store
 from bigaction_assets.defs.reward.sensors import new_labels_sensor
 from bigaction_assets.lake import iter_table_rows
 from bigaction_assets.privacy.forget import record_request
+from bigaction_assets.release.build import ReleaseSettings, build_release
 from bigaction_assets.sources.proactive import ADAPTER
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -231,6 +232,20 @@ def test_preference_entries_have_llama_factorys_shape(stage) -> None:
         (target.data / "reward" / "llama_factory" / entry["file_name"]).read_text().splitlines()[0]
     )
     assert set(sample) <= set(mine) and mine["chosen"].keys() == sample["chosen"].keys()
+
+
+def test_the_release_carries_the_reward_sets_that_join_to_its_episodes(stage, tmp_path) -> None:
+    target, *_ = stage
+    proactive_only = ["proactive.reward_test", "proactive.traces"]
+    release = build_release(target.root, target.landing, tmp_path / "release", proactive_only,
+                            ReleaseSettings())  # fmt: skip
+    assert {"reward_judge", "reward_preference"} <= set(release.rows)
+    assert release.rows["reward_judge"]["test"] == 120
+    shards = sorted((release.folder / "data" / "reward_preference").glob("*.parquet"))
+    pairs = pa.concat_tables([pq.read_table(s) for s in shards]).to_pylist()
+    assert pairs and all(p["item_kind"] == "proactive_turn" for p in pairs)  # web pair left out
+    card = (release.folder / "README.md").read_text()
+    assert 'config_name: "reward_judge"' in card and "joins to `episodes`" in card
 
 
 def test_a_forgotten_sender_leaves_the_reward_tables_and_the_store(stage, code_location) -> None:
