@@ -14,6 +14,12 @@ from bigaction_assets.reward.agreement import counts_by_item, fleiss_kappa
 from bigaction_assets.reward.judgements import reward_episode_judgement
 from bigaction_assets.reward.rules import Judgement, Observation, TurnLabel, judge_turn, verdict
 from bigaction_assets.reward.split import held_out_ids
+from bigaction_assets.sft.examples import (
+    NOT_FOR_TRAINING,
+    EpisodeSkipped,
+    ExampleSettings,
+    episode_examples,
+)
 from bigaction_assets.sources.proactive import ADAPTER
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -127,6 +133,15 @@ def test_a_trace_file_is_one_episode_of_observations_and_proposals(tmp_path) -> 
     assert orjson.loads(events[3]["kwargs"]) == {"tasks": []}
     [reject] = result.rows("rejects")
     assert (reject["record_index"], reject["reason"]) == (1, "missing_field")
+
+
+def test_sft_never_trains_on_proactive_episodes(tmp_path) -> None:
+    files = ADAPTER.dataset_files(ROOT / "landing" / "proactive")["traces"][:1]
+    result = run_ingest(ADAPTER, "traces", files, ROOT / "landing")
+    [episode] = result.rows("episodes")
+    with pytest.raises(EpisodeSkipped) as skipped:
+        episode_examples(episode, result.rows("events"), {}, ExampleSettings())
+    assert skipped.value.reason == NOT_FOR_TRAINING and "ProactiveBench" in skipped.value.detail
 
 
 def test_the_bundled_traces_standardize_without_rejects(tmp_path) -> None:
