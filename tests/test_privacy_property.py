@@ -7,6 +7,7 @@ import base64
 import ipaddress
 import re
 import string
+from functools import cache
 from urllib.parse import quote_plus
 
 import orjson
@@ -161,20 +162,30 @@ def test_a_bearer_token_never_survives(token, field) -> None:
     assert token.lower() not in landed
 
 
-@settings(max_examples=100, deadline=None)
-@given(
-    password=st.text(ALNUM + "!#%&*-_.", min_size=6, max_size=24).filter(
-        lambda p: any(c.isalpha() for c in p)
-    )
-)
-def test_a_password_typed_into_a_password_field_never_survives(password) -> None:
-    record = {
+def _typed_password(password: str) -> dict:
+    return {
         "user_id": "u-1", "run_id": "r-1", "step": 0, "level": "HIGH",
         "html": "<form><input type='text' id='user'><input type='password' id='pw'></form>",
         "code": f'driver.find_element(By.ID, "pw").send_keys("{password}")',
         "world_model_output": f"I typed {password} into the form",
     }  # fmt: skip
-    assert password.lower() not in _landed(record)
+
+
+@cache
+def _landed_around_a_password() -> str:
+    """What lands of that record besides the password: its markup, keys and placeholder. A
+    password that is part of it (`PASSWO` of `type='password'`) proves nothing either way."""
+    return _landed(_typed_password("Qz7Qz7Qz7"))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    password=st.text(ALNUM + "!#%&*-_.", min_size=6, max_size=24).filter(
+        lambda p: any(c.isalpha() for c in p) and p.lower() not in _landed_around_a_password()
+    )
+)
+def test_a_password_typed_into_a_password_field_never_survives(password) -> None:
+    assert password.lower() not in _landed(_typed_password(password))
 
 
 UNIQUE_IDS = st.text(ALNUM + "@._-", min_size=8, max_size=64).filter(
