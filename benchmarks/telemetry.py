@@ -10,18 +10,14 @@ it prints rates per CPU-second: the collector's processes' CPU time (from /proc)
 collector, this process's for scrubbing (best of three rounds).
 """
 
-# ruff: noqa: E501 - the table rows are long literals
-
 from __future__ import annotations
 
 import argparse
 import http.client
 import os
-import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -31,6 +27,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from telemetry_synth import scale_batches
+from uvicorn_process import start_server
 
 from bigaction_assets.privacy.passwords import password_values
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
@@ -59,17 +56,10 @@ def tree_cpu_seconds(pid: int) -> float:
 
 def start_collector(landing: Path, workers: int) -> tuple[subprocess.Popen, tuple[str, int]]:
     env = {**os.environ, "BIGACTION_PSEUDONYM_KEY": "benchmark-key-0123456789abcdef"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bigaction_assets.collector", "--port", "0", "--landing", str(landing),
-         "--max-body-bytes", str(64 * 1024 * 1024), "--workers", str(workers)],
-        env=env, stderr=subprocess.PIPE, text=True,
+    return start_server(
+        ["bigaction_assets.collector", "--port", "0", "--landing", str(landing),
+         "--max-body-bytes", str(64 * 1024 * 1024), "--workers", str(workers)], env,
     )  # fmt: skip
-    for line in process.stderr:
-        found = re.search(r"running on http://([\d.]+):(\d+)", line)
-        if found:  # keep reading its log, or a full pipe would stall the server
-            threading.Thread(target=lambda: [None for _ in process.stderr], daemon=True).start()
-            return process, (found.group(1), int(found.group(2)))
-    raise RuntimeError("the collector did not start")
 
 
 def post_all(address: tuple[str, int], bodies: list[bytes], ctype: str, clients: int) -> float:

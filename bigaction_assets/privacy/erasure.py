@@ -3,10 +3,11 @@ row of theirs that is left.
 
 A table's rows are tied to a sender by its columns, whatever the table: `user_pseudonym` or
 `session_pseudonym` (a forgotten pseudonym), `episode_id` (an episode of theirs), or an id of
-the form `<episode id>#<n>` in `record_id` or `example_id`. Any asset with one of these columns
-is covered without knowing about it. In partitions made from telemetry landing files, a record
-kept as text (`text` of `raw_records`, `raw_text` of `rejects`: lines that could not be read or
-standardized, so have no id) is theirs when it holds one of their pseudonyms.
+the form `<episode id>#<n>` in `record_id`, `example_id` or `rejected_item_id`. Any asset with
+one of these columns is covered without knowing about it. In partitions made from telemetry
+landing files, a record kept as text (`text` of `raw_records`, `raw_text` of `rejects`: lines
+that could not be read or standardized, so have no id) is theirs when it holds one of their
+pseudonyms.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from bigaction_assets.telemetry.landing import ADAPTER, batch_day, batch_files, 
 
 PSEUDONYM_COLUMNS = ("user_pseudonym", "session_pseudonym")
 EPISODE_COLUMN = "episode_id"
-DERIVED_ID_COLUMNS = ("record_id", "example_id")  # `<episode id>#<n>`
+# `<episode id>#<n>`; `rejected_item_id` is the other side of a reward preference pair
+DERIVED_ID_COLUMNS = ("record_id", "example_id", "rejected_item_id")
 TEXT_COLUMNS = ("text", "raw_text")  # a landed line as it stood, in telemetry partitions
 TELEMETRY_PARTITION = f"{ADAPTER}."  # `telemetry.<day>` of the datasets partitions
 PRIVACY_GROUP = "privacy"

@@ -64,14 +64,23 @@ episodes_in_one_split = blocking_lake_check(
     asset="sft_examples",
     blocking=True,
     partitions_def=datasets_partitions,
-    description="Every rendering is what its consumer accepts (roles, tool-call ids, JSON).",
+    description=(
+        "Renderings are what their consumers accept (roles, tool-call ids, JSON), verified from "
+        "the stored text (the stage checks every example before writing it)."
+    ),
 )
 def examples_valid_for_consumers(
     context: dg.AssetCheckExecutionContext, lake: LakeResource
 ) -> dg.AssetCheckResult:
-    offenders = []
-    for row in _rows(context, lake, ["example_id", *SFT_FORMATS]):
+    offenders, validated = [], 0
+    for position, row in enumerate(
+        _rows(context, lake, ["example_id", "content_sha", *SFT_FORMATS])
+    ):
+        if not should_recount(position, row["content_sha"]):
+            continue
+        validated += 1
         problems = example_problems({name: row[name] for name in SFT_FORMATS})
         if problems:
             offenders.append({"example_id": row["example_id"], "problems": problems[:3]})
-    return offenders_result(offenders, "examples a consumer would refuse")
+    result = offenders_result(offenders, "examples a consumer would refuse")
+    return result.with_metadata({**result.metadata, "validated_from_text": validated})
