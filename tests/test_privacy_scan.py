@@ -40,3 +40,13 @@ def test_windows_change_nothing_found(text) -> None:
 def test_texts_searched_together_are_found_as_alone(texts) -> None:
     texts = [t.replace(SEPARATOR, "") for t in texts]
     assert find_each(texts) == [find(t) for t in texts]
+
+
+def test_a_value_that_swallows_the_next_name_hides_no_secret() -> None:
+    """`Bearer`'s value may run over `/Bearer` into the next header: both tokens go."""
+    from bigaction_assets.privacy.scrub import Scrubber
+
+    for joint in ("/", ",", "+", "="):
+        text = f"Authorization: Bearer abcdefghijk1{joint}Bearer 0a1b2c3d4e5f6g"
+        scrubbed = Scrubber().text(text)
+        assert "0a1b2c3d4e5f6g" not in scrubbed and "abcdefghijk1" not in scrubbed, scrubbed

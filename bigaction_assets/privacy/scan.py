@@ -96,20 +96,24 @@ def _merge(
 
 
 def _scan(detector: Detector, text: str, windows: list[tuple[int, int]]) -> list[Finding]:
+    """Every match, overlapping ones too: a value may swallow the start of the next secret
+    (`Bearer a1b2c3d4e5f6/Bearer 0a1b…`), so the search goes on one character after each
+    match's start, not after its end; `resolve` then keeps the strongest of overlapping ones."""
     found = []
     has_value = "v" in detector.pattern.groupindex
     for window_start, window_end in windows:
         cut = window_end < len(text)
-        for match in detector.pattern.finditer(text, window_start, window_end):
+        match = detector.pattern.search(text, window_start, window_end)
+        while match is not None:
+            begin = match.start()
             if cut and match.end() > window_end - _LOOKAHEAD:
-                again = detector.pattern.match(text, match.start())  # it may go on past the window
-                if again is None:
-                    continue
-                match = again
-            start, end = match.span("v") if has_value else match.span()
-            span = detector.refine(text[start:end])
-            if span is not None:
-                found.append(Finding(detector.kind, start + span[0], start + span[1]))
+                match = detector.pattern.match(text, begin)  # it may go on past the window
+            if match is not None:
+                start, end = match.span("v") if has_value else match.span()
+                span = detector.refine(text[start:end])
+                if span is not None:
+                    found.append(Finding(detector.kind, start + span[0], start + span[1]))
+            match = detector.pattern.search(text, begin + 1, window_end)
     return found
 
 
