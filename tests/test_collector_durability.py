@@ -101,11 +101,23 @@ def test_a_bug_answers_500_and_echoes_no_data(tmp_path, monkeypatch, caplog) -> 
     def broken(*args: Any, **kwargs: Any) -> None:
         raise KeyError(EMAIL)  # an exception whose message holds a sender's value
 
-    monkeypatch.setattr(landing_pool, "land_records", broken)
+    monkeypatch.setattr(landing_pool, "take_batch", broken)
     with caplog.at_level(logging.ERROR, logger="bigaction.collector"):
         status, answer = asgi_post(tmp_path / "landing", BATCH, [])
     assert status == 500 and answer == {"error": "internal error; the batch was not stored"}
     assert "KeyError" in caplog.text and EMAIL not in caplog.text
+    assert every_file(tmp_path / "landing") == []
+
+
+def test_a_batch_past_its_cpu_budget_is_refused_and_nothing_kept(tmp_path, monkeypatch) -> None:
+    def endless(*args: Any, **kwargs: Any) -> None:
+        while True:  # as a crafted text could make the search crawl
+            pass
+
+    monkeypatch.setattr(landing_pool, "take_batch", endless)
+    settings = CollectorSettings(tmp_path / "landing", Pseudonymizer(TEST_KEY), scrub_seconds=0.3)
+    answer = landing_pool.Lander(settings).land(BATCH, "application/json")  # a worker's thread
+    assert answer.status == 413 and "CPU seconds" in answer.body["error"]
     assert every_file(tmp_path / "landing") == []
 
 

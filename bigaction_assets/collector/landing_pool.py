@@ -8,9 +8,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import signal
+import threading
 import traceback
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,8 +24,8 @@ from starlette.concurrency import run_in_threadpool
 
 from bigaction_assets.privacy.forget import ForgetRegistry
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
-from bigaction_assets.telemetry.intake import land_records
-from bigaction_assets.telemetry.landing import new_batch_id
+from bigaction_assets.telemetry.intake import take_batch
+from bigaction_assets.telemetry.landing import batch_path, new_batch_id, write_durably
 from bigaction_assets.telemetry.validate import MAX_RECORDS, BatchError, check_batch, decode
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
@@ -38,6 +42,9 @@ class CollectorSettings:
         workers: processes that scrub and land batches; 0 runs them in the server's process.
         body_seconds: longest a client may take to send a body (a slow sender holds a
             connection and a worker's input open).
+        scrub_seconds: most CPU seconds a worker process spends on one batch (crafted text
+            can make the search slow); past it the batch is refused. Not enforced in the
+            server's own process (`workers=0`), where no per-batch CPU timer exists.
     """
 
     landing: Path
@@ -46,6 +53,7 @@ class CollectorSettings:
     max_records: int = MAX_RECORDS
     workers: int = 0
     body_seconds: float = 30.0
+    scrub_seconds: float = 20.0
 
 
 @dataclass(frozen=True)
@@ -69,12 +77,19 @@ class Lander:
             records = check_batch(decode(body, content_type), self.settings.max_records)
             now = datetime.now(UTC)
             batch_id = new_batch_id(now)
-            intake = land_records(
-                self.settings.landing, records, self.settings.pseudonyms, batch_id,
-                now.isoformat(), self.forgotten.current(),
-            )  # fmt: skip
+            with cpu_deadline(self.settings.scrub_seconds):
+                intake = take_batch(
+                    records, self.settings.pseudonyms, batch_id, now.isoformat(),
+                    self.forgotten.current(),
+                )  # fmt: skip
+            if intake.lines:
+                write_durably(batch_path(self.settings.landing, batch_id), b"".join(intake.lines))
         except BatchError as exc:
             return Answer(exc.status, {"error": exc.message})
+        except ScrubTimeout:
+            seconds = self.settings.scrub_seconds
+            message = f"the batch took over {seconds:g} CPU seconds to scrub; nothing was kept"
+            return Answer(413, {"error": message + "; send fewer or smaller records"})
         except OSError as exc:  # the disk refused: nothing was acknowledged, so nothing is lost
             log.error("could not land a batch: %s (errno %s)", type(exc).__name__, exc.errno)
             return Answer(503, {"error": "the batch could not be stored; nothing was kept, retry"})
@@ -84,6 +99,30 @@ class Lander:
             return Answer(500, {"error": "internal error; the batch was not stored"})
         summary = intake.summary()
         return Answer(202, {"batch_id": batch_id if intake.lines else None, **summary})
+
+
+class ScrubTimeout(Exception):
+    """A batch spent its CPU time budget before it was scrubbed."""
+
+
+@contextmanager
+def cpu_deadline(seconds: float) -> Iterator[None]:
+    """Raise ScrubTimeout once this process has spent `seconds` more of CPU time; only in a
+    process's main thread (a worker's), where signals arrive."""
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise ScrubTimeout
+
+    previous = signal.signal(signal.SIGPROF, expire)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 _WORKER: Lander | None = None

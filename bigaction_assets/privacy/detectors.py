@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -121,19 +122,37 @@ def _iban_span(value: str) -> tuple[int, int] | None:
     return None
 
 
+_IPV6_LONGEST = 45  # `ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255`
+
+
 def _ipv6_span(value: str) -> tuple[int, int] | None:
     """The longest address in a run of hex digits, colons and dots, cut at a colon or dot: a
     label before it (`ip:2001:db8::1`), a sentence's full stop or hex letters after it are
-    not part of it."""
+    not part of it. Only pieces short enough to be an address are tried, so a long run costs
+    time in proportion to its length, not to its square."""
     cuts = [i for i, c in enumerate(value) if c in ":."]
     best: tuple[int, int] | None = None
     doubles = [i for i in cuts if value.startswith("::", i)]  # `::1` starts at its colons
+    ends = sorted({*cuts, len(value)})
     for start in sorted({0, *doubles, *(i + 1 for i in cuts)}):
-        for end in [len(value), *cuts]:
-            longer = end - start > (best[1] - best[0] if best else 1)
-            if longer and _ipv6_ok(value[start:end]):
+        index = bisect_left(ends, start + 2)
+        while index < len(ends) and ends[index] - start <= _IPV6_LONGEST:
+            end = ends[index]
+            index += 1
+            if end - start > (best[1] - best[0] if best else 1) and _ipv6_shaped(value[start:end]):
                 best = (start, end)
     return best
+
+
+def _ipv6_shaped(piece: str) -> bool:
+    """Colons as an address has them (seven; six before a dotted IPv4 tail; at most eight
+    with `::`), then the full check."""
+    colons = piece.count(":")
+    if ":::" in piece:
+        return False
+    if "::" in piece:
+        return colons <= 8 and _ipv6_ok(piece)
+    return (colons == 7 or (colons == 6 and "." in piece)) and _ipv6_ok(piece)
 
 
 # No pattern matches a NUL, so `scan.find_each` can search many texts joined by one.
@@ -158,7 +177,8 @@ class Where:
     many digits and dots; `digit`: only in a text holding a digit; `back`: a `near`
     window also reaches back over what this matches, read backwards from the needle (an
     email's local part, however long), and forward over what `ahead` matches after it (its
-    domain); `anchor`: windows
+    domain); `overlap`: matches may overlap (a credential's value can run over the next
+    credential's name); `anchor`: windows
     around each match of a cheap pattern."""
 
     literals: tuple[str, ...] = ()
@@ -169,6 +189,7 @@ class Where:
     anchor: re.Pattern[str] | None = None
     back: re.Pattern[str] | None = None
     ahead: re.Pattern[str] | None = None
+    overlap: bool = False
     before: int = 8
     after: int = 8
 
