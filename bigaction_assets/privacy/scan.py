@@ -96,9 +96,10 @@ def _merge(
 
 
 def _scan(detector: Detector, text: str, windows: list[tuple[int, int]]) -> list[Finding]:
-    """Every match, overlapping ones too: a value may swallow the start of the next secret
-    (`Bearer a1b2c3d4e5f6/Bearer 0a1b…`), so the search goes on one character after each
-    match's start, not after its end; `resolve` then keeps the strongest of overlapping ones."""
+    """Every match in the windows. For kinds marked `overlap` (credentials: a value may
+    swallow the name of the next one, `Bearer a1b2c3d4e5f6/Bearer 0a1b…`) the search goes on
+    one character after each match's start, not after its end; `resolve` then keeps the
+    strongest of overlapping findings."""
     found = []
     has_value = "v" in detector.pattern.groupindex
     for window_start, window_end in windows:
@@ -113,7 +114,9 @@ def _scan(detector: Detector, text: str, windows: list[tuple[int, int]]) -> list
                 span = detector.refine(text[start:end])
                 if span is not None:
                     found.append(Finding(detector.kind, start + span[0], start + span[1]))
-            match = detector.pattern.search(text, begin + 1, window_end)
+            # overlapping kinds go on one character after this match's start, others after it
+            after = begin + 1 if detector.where.overlap or match is None else match.end()
+            match = detector.pattern.search(text, max(after, begin + 1), window_end)
     return found
 
 
