@@ -121,6 +121,22 @@ def test_a_batch_past_its_cpu_budget_is_refused_and_nothing_kept(tmp_path, monke
     assert every_file(tmp_path / "landing") == []
 
 
+def test_a_sender_forgotten_while_their_batch_lands_is_not_kept(tmp_path) -> None:
+    """The erasure may read the landing area between the collector's look at the forget
+    requests and its write: the collector looks again after writing."""
+    lander = landing_pool.Lander(CollectorSettings(tmp_path / "landing", Pseudonymizer(TEST_KEY)))
+    asked = iter([frozenset(), frozenset({Pseudonymizer(TEST_KEY).user("u-1")})])
+    lander.forgotten.current = lambda: next(asked)  # the request lands mid-batch
+    answer = lander.land(BATCH, "application/json")
+    assert answer.status == 202
+    assert (answer.body["stored"], answer.body["opted_out"], answer.body["batch_id"]) == (
+        0,
+        1,
+        None,
+    )
+    assert [p for p in every_file(tmp_path / "landing") if p.suffix == ".jsonl"] == []
+
+
 def test_a_body_sent_too_slowly_is_cut_off(tmp_path) -> None:
     with running_collector(tmp_path / "landing", body_seconds=0.5) as address:
         with socket.create_connection(address, timeout=10) as sock:

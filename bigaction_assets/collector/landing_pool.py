@@ -24,7 +24,7 @@ from starlette.concurrency import run_in_threadpool
 
 from bigaction_assets.privacy.forget import ForgetRegistry
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
-from bigaction_assets.telemetry.intake import take_batch
+from bigaction_assets.telemetry.intake import Intake, take_batch
 from bigaction_assets.telemetry.landing import batch_path, new_batch_id, write_durably
 from bigaction_assets.telemetry.validate import MAX_RECORDS, BatchError, check_batch, decode
 
@@ -77,13 +77,15 @@ class Lander:
             records = check_batch(decode(body, content_type), self.settings.max_records)
             now = datetime.now(UTC)
             batch_id = new_batch_id(now)
+            forgotten = self.forgotten.current()
             with cpu_deadline(self.settings.scrub_seconds):
                 intake = take_batch(
-                    records, self.settings.pseudonyms, batch_id, now.isoformat(),
-                    self.forgotten.current(),
-                )  # fmt: skip
+                    records, self.settings.pseudonyms, batch_id, now.isoformat(), forgotten
+                )
+            path = batch_path(self.settings.landing, batch_id)
             if intake.lines:
-                write_durably(batch_path(self.settings.landing, batch_id), b"".join(intake.lines))
+                write_durably(path, b"".join(intake.lines))
+            self._forget_late(intake, forgotten, path)
         except BatchError as exc:
             return Answer(exc.status, {"error": exc.message})
         except ScrubTimeout:
@@ -99,6 +101,17 @@ class Lander:
             return Answer(500, {"error": "internal error; the batch was not stored"})
         summary = intake.summary()
         return Answer(202, {"batch_id": batch_id if intake.lines else None, **summary})
+
+    def _forget_late(self, intake: Intake, before: frozenset[str], path: Path) -> None:
+        """A sender who asked to be forgotten while the batch was scrubbed and written: the
+        erasure may already have read the landing area, so their lines go now."""
+        later = self.forgotten.current()
+        if later == before or not intake.drop(later - before):
+            return
+        if intake.lines:
+            write_durably(path, b"".join(intake.lines))
+        else:
+            path.unlink(missing_ok=True)
 
 
 class ScrubTimeout(Exception):

@@ -23,6 +23,8 @@ class Intake:
     """What a batch became: the landing lines and what was dropped or scrubbed, by reason."""
 
     lines: list[bytes] = field(default_factory=list)
+    owners: list[tuple[str, str]] = field(default_factory=list)
+    """(user, session) pseudonyms of each line."""
     received: int = 0
     opted_out: int = 0
     forgotten: int = 0
@@ -32,6 +34,16 @@ class Intake:
     @property
     def stored(self) -> int:
         return len(self.lines)
+
+    def drop(self, pseudonyms: frozenset[str]) -> int:
+        """Remove the lines of these senders (they asked to be forgotten); how many went."""
+        kept = [(line, owner) for line, owner in zip(self.lines, self.owners, strict=True)
+                if pseudonyms.isdisjoint(owner)]  # fmt: skip
+        gone = len(self.lines) - len(kept)
+        self.lines = [line for line, _ in kept]
+        self.owners = [owner for _, owner in kept]
+        self.forgotten += gone
+        return gone
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -92,6 +104,7 @@ def take_batch(
             "scrubbed": dict(sorted(counts.items())), "dropped": dropped, "record": clean,
         }  # fmt: skip
         intake.lines.append(orjson.dumps(envelope) + b"\n")
+        intake.owners.append((user, session))
     return intake
 
 
