@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from bigaction_assets.lake import partition_path
 from bigaction_assets.sft import inputs
 from bigaction_assets.sft.inputs import EventsOutOfOrder, iter_episodes
+from bigaction_assets.sft.pages import PageReader
 
 KEY = "adp.tiny"
 
@@ -57,3 +60,55 @@ def test_orphan_events_are_an_error(tmp_path):
     write(tmp_path, ["a"], [("a", 0), ("ghost", 0)])
     with pytest.raises(EventsOutOfOrder, match="ghost"):
         read(tmp_path)
+
+
+def _sha(n: int) -> str:
+    return f"{n:064x}"
+
+
+def write_pages(path, pages: list[tuple[str, str | None, str | None]], per_group: int) -> None:
+    table = pa.table(
+        {
+            "html_sha": [sha for sha, _, _ in pages],
+            "raw_html": [raw for _, raw, _ in pages],
+            "cleaned_html": [cleaned for _, _, cleaned in pages],
+        }
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path, row_group_size=per_group)
+
+
+def test_pages_are_found_in_any_row_group_cleaned_html_first(tmp_path):
+    path = tmp_path / "pages.parquet"
+    pages = [(_sha(n), f"<raw {n}>", None if n % 3 == 0 else f"<clean {n}>") for n in range(7)]
+    write_pages(path, pages, per_group=2)
+    assert pq.ParquetFile(path).num_row_groups == 4
+    reader = PageReader(path)
+    found = reader.pages([_sha(6), _sha(1), _sha(3), _sha(99)])  # out of order, one unknown
+    assert found == {_sha(6): "<raw 6>", _sha(1): "<clean 1>", _sha(3): "<raw 3>"}
+    assert PageReader(tmp_path / "absent.parquet").pages([_sha(1)]) == {}
+
+
+def test_each_episode_gets_its_pages_when_batches_end_on_page_count(tmp_path, monkeypatch):
+    monkeypatch.setattr(inputs, "PAGES_PER_BATCH", 2)
+    episodes = [f"e{n}" for n in range(5)]
+    events = pl.DataFrame(
+        {
+            "episode_id": [e for e in episodes for _ in range(2)],
+            "idx": [i for _ in episodes for i in range(2)],
+            "html_sha": [_sha(n * 2 + i) for n in range(5) for i in range(2)],
+        },
+        schema={"episode_id": pl.String, "idx": pl.Int32, "html_sha": pl.String},
+    )
+    for asset, table in {
+        "episodes": pl.DataFrame({"episode_id": episodes}),
+        "events": events,
+    }.items():
+        path = partition_path(tmp_path, "standardized", asset, KEY)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        table.write_parquet(path)
+    pages = [(_sha(n), f"<page {n}>", None) for n in reversed(range(10))]  # stored out of order
+    write_pages(partition_path(tmp_path, "standardized", "dom_snapshots", KEY), pages, 3)
+    for n, (episode, _, shown) in enumerate(iter_episodes(tmp_path, KEY)):
+        assert episode["episode_id"] == f"e{n}"
+        assert shown == {_sha(2 * n + i): f"<page {2 * n + i}>" for i in range(2)}

@@ -6,23 +6,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pyarrow.parquet as pq
 
-from bigaction_assets.lake import iter_partition_batches, partition_path, query_connection
+from bigaction_assets.lake import iter_partition_batches, partition_path
+from bigaction_assets.sft.pages import PageReader
 
 EPISODES_PER_BATCH = 256
+# Pages of a batch are held in memory together; raw pages run to megabytes, so a batch also
+# ends once its episodes show this many distinct pages.
+PAGES_PER_BATCH = 64
 GROUP = "standardized"
 Episode = tuple[dict[str, Any], list[dict[str, Any]], dict[str, str]]
 
 
 class EventsOutOfOrder(ValueError):
     """The events file does not hold each episode's events together, in the episodes' order."""
-
-
-def _table(lake: Path, asset: str, key: str) -> str:
-    path = partition_path(lake, GROUP, asset, key).as_posix().replace("'", "''")
-    return f"read_parquet('{path}')"
 
 
 def _rows(lake: Path, asset: str, key: str) -> Iterator[dict[str, Any]]:
@@ -40,6 +38,7 @@ def _batches(lake: Path, key: str) -> Iterator[list[tuple[dict[str, Any], list[d
     pending = next(events, None)
     done: set[str] = set()
     batch: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    pages: set[str] = set()
     for episode in _rows(lake, "episodes", key):
         episode_id = episode["episode_id"]
         own = []
@@ -50,9 +49,10 @@ def _batches(lake: Path, key: str) -> Iterator[list[tuple[dict[str, Any], list[d
             raise EventsOutOfOrder(f"events of {pending['episode_id']} are not together")
         done.add(episode_id)
         batch.append((episode, sorted(own, key=lambda event: event["idx"])))
-        if len(batch) == EPISODES_PER_BATCH:
+        pages.update(event["html_sha"] for event in own if event["html_sha"])
+        if len(batch) == EPISODES_PER_BATCH or len(pages) >= PAGES_PER_BATCH:
             yield batch
-            batch = []
+            batch, pages = [], set()
     if pending is not None:
         raise EventsOutOfOrder(f"events of {pending['episode_id']} follow every episode")
     if batch:
@@ -69,31 +69,17 @@ def iter_episodes(lake: Path, key: str, with_pages: bool = True) -> Iterator[Epi
     in the order written (source order). Pages are the cleaned HTML where the source has it,
     else the raw HTML.
 
-    Memory follows a batch of episodes, not the partition.
+    Memory follows a batch of episodes (at most 256, showing at most about 64 pages), not the
+    partition.
 
     Raises:
         EventsOutOfOrder: the events file does not keep each episode's events together in the
             episodes' order (the standardize step always writes it so).
     """
-    with query_connection() as con:
-        for batch in _batches(lake, key):
-            events = [event for _, own in batch for event in own]
-            pages = _pages(con, lake, key, events) if with_pages else {}
-            for episode, own in batch:
-                shas = {e["html_sha"] for e in own if e["html_sha"]}
-                yield episode, own, {sha: pages[sha] for sha in shas if sha in pages}
-
-
-def _pages(
-    con: duckdb.DuckDBPyConnection, lake: Path, key: str, events: list[dict[str, Any]]
-) -> dict[str, str]:
-    shas = sorted({event["html_sha"] for event in events if event["html_sha"]})
-    if not shas:
-        return {}
-    pages = _table(lake, "dom_snapshots", key)
-    rows = con.execute(
-        f"""select html_sha, coalesce(cleaned_html, raw_html) from {pages}
-        where html_sha in (select unnest(?))""",
-        [shas],
-    ).fetchall()
-    return dict(rows)
+    reader = PageReader(partition_path(lake, GROUP, "dom_snapshots", key)) if with_pages else None
+    for batch in _batches(lake, key):
+        shas = {event["html_sha"] for _, own in batch for event in own if event["html_sha"]}
+        pages = reader.pages(sorted(shas)) if reader is not None else {}
+        for episode, own in batch:
+            mine = {e["html_sha"] for e in own if e["html_sha"]}
+            yield episode, own, {sha: pages[sha] for sha in mine if sha in pages}
