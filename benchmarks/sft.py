@@ -2,10 +2,13 @@
 
     .venv/bin/python benchmarks/sft.py                     # 1,000 and 5,000 episodes
     .venv/bin/python benchmarks/sft.py --episodes 100000   # the issue's scale (slow, see README)
+    .venv/bin/python benchmarks/sft.py --source mind2web --episodes 200   # web pages
 
-The landing file repeats the bundled ADP samples (all five datasets, 26 trajectories) under new
-ids. One child process ingests it (raw and standardized, not timed); a second one materializes
-`sft_examples` alone, which is what is timed, and its peak RSS is the one reported.
+`adp` (default): the landing file repeats the bundled ADP samples (all five datasets, 26
+trajectories) under new ids. `mind2web`: Mind2Web-shaped tasks of 5 steps with ~400 KB raw
+pages (the ingest benchmark's generator), shown to the model as cleaned HTML. One child process
+ingests the file (raw and standardized, timed apart), then one per worker setting materializes
+`sft_examples` alone; the peak RSS reported is that of the SFT step.
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ from typing import Any
 import orjson
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 SAMPLES = HERE.parent / "landing" / "adp"
-KEY = "adp.sft_bench"
+KEYS = {"adp": "adp.sft_bench", "mind2web": "mind2web.train_sft_bench"}
 
 
 ELEMENT_ID = re.compile(r"\[(\d+)\]")
@@ -40,6 +44,15 @@ def renumbered(value: Any, offset: int) -> Any:
     if isinstance(value, dict):
         return {key: renumbered(item, offset) for key, item in value.items()}
     return value
+
+
+def write_web_landing(path: Path, episodes: int) -> int:
+    """A Mind2Web task file of `episodes` tasks with 5 steps of ~400 KB pages each."""
+    from mind2web_synth import write_tasks
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_tasks(path, episodes, steps_per_task=5, html_kb=400, seed=7)
+    return path.stat().st_size
 
 
 def write_landing(path: Path, episodes: int) -> int:
@@ -64,7 +77,7 @@ def cpu_seconds() -> float:
     return sum(u.ru_utime + u.ru_stime for u in usage)
 
 
-def child(landing: Path, data: Path, stage: str, workers: int) -> dict:
+def child(landing: Path, data: Path, stage: str, workers: int, key: str) -> dict:
     import dagster as dg
 
     from bigaction_assets.definitions import defs
@@ -72,7 +85,7 @@ def child(landing: Path, data: Path, stage: str, workers: int) -> dict:
     code_location = defs()
     everything = [*code_location.assets, *(code_location.asset_checks or [])]
     instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("datasets", [KEY])
+    instance.add_dynamic_partitions("datasets", [key])
     resources = {"lake": code_location.resources["lake"].__class__(
         landing_dir=str(landing), data_dir=str(data)
     )}  # fmt: skip
@@ -80,14 +93,14 @@ def child(landing: Path, data: Path, stage: str, workers: int) -> dict:
     if stage == "ingest":
         ingest = dg.AssetSelection.groups("raw", "standardized")
         started, cpu = time.perf_counter(), cpu_seconds()
-        dg.materialize(everything, selection=ingest, partition_key=KEY, instance=instance,
+        dg.materialize(everything, selection=ingest, partition_key=key, instance=instance,
                        resources=resources, run_config=quiet)  # fmt: skip
         return {"seconds": time.perf_counter() - started, "cpu": cpu_seconds() - cpu}
-    events = data / "lake" / "standardized" / "events" / f"{KEY}.parquet"
+    events = data / "lake" / "standardized" / "events" / f"{key}.parquet"
     config = {**quiet, "ops": {"sft_examples": {"config": {"workers": workers}}}}
     started, cpu = time.perf_counter(), cpu_seconds()
     result = dg.materialize(everything, selection=dg.AssetSelection.assets("sft_examples"),
-                            partition_key=KEY, instance=instance, resources=resources,
+                            partition_key=key, instance=instance, resources=resources,
                             run_config=config)  # fmt: skip
     seconds, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     [event] = result.get_asset_materialization_events()
@@ -126,24 +139,30 @@ def main() -> None:
     parser.add_argument(
         "--workers", type=int, nargs="+", default=[1, 0], help="SFT workers per run (0: auto)"
     )
+    parser.add_argument("--source", choices=sorted(KEYS), default="adp")
     parser.add_argument("--out", type=Path, default=HERE / "out" / "sft")
-    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        landing, data, stage, workers = args.child
-        print(json.dumps(child(Path(landing), Path(data), stage, int(workers))))
+        landing, data, stage, workers, key = args.child
+        print(json.dumps(child(Path(landing), Path(data), stage, int(workers), key)))
         return
+    key = KEYS[args.source]
+    adapter, dataset = key.split(".")
     print(" | ".join(COLUMNS))
     for episodes in args.episodes:
-        work = args.out / f"{episodes}"
+        work = args.out / f"{args.source}-{episodes}"
         landing = work / "landing"
-        size = write_landing(landing / "adp" / "sft_bench.jsonl", episodes)
+        if args.source == "adp":
+            size = write_landing(landing / adapter / f"{dataset}.jsonl", episodes)
+        else:
+            size = write_web_landing(landing / adapter / f"{dataset}.json", episodes)
         subprocess.run(["rm", "-rf", str(work / "data")], check=True)
         command = [sys.executable, __file__, "--child", str(landing), str(work / "data")]
         # ingest in its own process, so the peak RSS reported is the SFT step's alone
-        ingest = _run([*command, "ingest", "1"])
+        ingest = _run([*command, "ingest", "1", key])
         for workers in args.workers:
-            r = _run([*command, "sft", str(workers)])
+            r = _run([*command, "sft", str(workers), key])
             cpu = r["cpu"]  # per core: CPU seconds of the process and its workers
             figures = (
                 episodes, f"{size / 1e6:.1f}", r["examples"], r["workers"],
