@@ -37,7 +37,7 @@ class SftExamplesConfig(dg.Config):
     split_salt: str = ""
     """Change to draw a different (equally stable) split."""
     workers: int = 0
-    """Processes rendering episodes; 0 is one per core for partitions of 1,000 episodes or
+    """Processes rendering episodes; 0 is one per core for partitions of 4,000 episodes or
     more, and this process alone below that. The output is the same bytes either way."""
 
 
