@@ -24,10 +24,10 @@ from bigaction_assets.llm.forget import erase_subjects, subjects_present
 
 
 def requests(count: int, subject: str = "ep") -> list[CallRequest]:
-    return [
-        CallRequest([{"role": "user", "content": f"question {n} of {subject}"}], (f"{subject}/{n}",))
-        for n in range(count)
-    ]
+    def ask(n: int) -> list[dict[str, str]]:
+        return [{"role": "user", "content": f"question {n} of {subject}"}]
+
+    return [CallRequest(ask(n), (f"{subject}/{n}",)) for n in range(count)]
 
 
 def run(

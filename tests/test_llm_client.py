@@ -41,7 +41,11 @@ def complete(client: ChatClient):
 
 def scripted(*replies: Reply):
     """Replies in order, then normal completions."""
-    return lambda request: replies[request.number - 1] if request.number <= len(replies) else Reply()
+
+    def script(request):
+        return replies[request.number - 1] if request.number <= len(replies) else Reply()
+
+    return script
 
 
 def test_rate_limit_waits_at_least_retry_after_then_succeeds():
