@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import uvloop
+
 COMPLETIONS_PATH = "/v1/chat/completions"
 STATS_PATH = "/stats"  # GET: requests received and answered, for a server in another process
 
@@ -108,11 +110,16 @@ class ScriptedServer:
     """Serves until `stop()`. `requests` lists what arrived, `answered` counts full replies."""
 
     def __init__(
-        self, script: Script | None = None, latency: float = 0.0, hang_seconds: float = 30.0
+        self,
+        script: Script | None = None,
+        latency: float = 0.0,
+        hang_seconds: float = 30.0,
+        fast: bool = False,
     ) -> None:
         self.script: Script = script or (lambda _request: Reply())
         self.latency = latency
         self.hang_seconds = hang_seconds
+        self.fast = fast  # uvloop: for the benchmark, where the server must not be the limit
         self.requests: list[Received] = []
         self.answered = 0
         self.in_flight = 0
@@ -219,7 +226,7 @@ class ScriptedServer:
         return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
     def _serve(self) -> None:
-        loop = asyncio.new_event_loop()
+        loop = uvloop.new_event_loop() if self.fast else asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         self._loop = loop
         self._server = loop.run_until_complete(
@@ -261,7 +268,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per reply")
     args = parser.parse_args()
-    server = ScriptedServer(latency=args.latency).start()
+    server = ScriptedServer(latency=args.latency, fast=True).start()
     print(server.base_url, flush=True)
     try:
         threading.Event().wait()

@@ -17,7 +17,16 @@ from bigaction_assets.definitions import defs
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "asset_graph.json"
 UPDATE_ENV = "UPDATE_SNAPSHOTS"
-STAGES = ("raw", "standardized", "sft", "benchmark", "release", "telemetry", "privacy")
+STAGES = (
+    "raw",
+    "standardized",
+    "thoughts",
+    "sft",
+    "benchmark",
+    "release",
+    "telemetry",
+    "privacy",
+)
 
 
 @pytest.fixture(scope="module")

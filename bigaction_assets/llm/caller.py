@@ -71,6 +71,7 @@ class RunStats:
     failures: Counter[str] = field(default_factory=Counter)
     failed_before: Counter[str] = field(default_factory=Counter)
     invalid_outputs: Counter[str] = field(default_factory=Counter)
+    retries: Counter[str] = field(default_factory=Counter)
     deferred: int = 0
     spend: Spend = field(default_factory=Spend)
 
@@ -93,6 +94,9 @@ class CachedCaller:
     Attributes:
         max_output_attempts: requests per call at most when replies are malformed or invalid.
         max_failed_runs: a call that failed in this many runs is not tried again.
+        retry_temperature: the least temperature of a retry after an invalid reply; at the
+            usual temperature 0 the same prompt would give the same reply again. The cache key
+            keeps the configured parameters: the retry answers the same request.
     """
 
     client: ChatClient
@@ -102,6 +106,7 @@ class CachedCaller:
     run_id: str
     max_output_attempts: int = 3
     max_failed_runs: int = 3
+    retry_temperature: float = 0.7
     stats: RunStats = field(default_factory=RunStats)
 
     @property
@@ -134,6 +139,7 @@ class CachedCaller:
                 return answered
         spent, requests = Spend(), 0
         reason, detail = "no_attempt", ""
+        temperature = self.client.settings.temperature
         estimate = prompt_tokens_estimate(request.messages)
         for _attempt in range(self.max_output_attempts):
             worst = self.prices.spend(self.model, estimate, self.client.settings.max_tokens)
@@ -142,7 +148,7 @@ class CachedCaller:
                 self.stats.deferred += 1
                 return Outcome(key, "deferred", reason=BUDGET_EXHAUSTED)
             try:
-                completion = await self.client.complete(request.messages)
+                completion = await self.client.complete(request.messages, temperature)
             except CallError as error:
                 self.budget.settle(worst, Spend())
                 requests += error.requests
@@ -163,6 +169,7 @@ class CachedCaller:
             except InvalidOutput as invalid:
                 reason, detail = invalid.reason, invalid.detail
                 self.stats.invalid_outputs[reason] += 1
+                temperature = max(temperature, self.retry_temperature)
                 continue
             self.cache.record_ok(key, output, request.subjects, requests, spent, self.run_id, spent)
             self.stats.completed += 1

@@ -9,6 +9,7 @@ from typing import Any
 import duckdb
 
 from bigaction_assets.lake import iter_partition_batches, partition_path, query_connection
+from bigaction_assets.thoughts.merge import add_generated_thoughts
 
 EPISODES_PER_BATCH = 256
 GROUP = "standardized"
@@ -58,10 +59,13 @@ def _batches(lake: Path, key: str) -> Iterator[list[tuple[dict[str, Any], list[d
         yield batch
 
 
-def iter_episodes(lake: Path, key: str, with_pages: bool = True) -> Iterator[Episode]:
+def iter_episodes(
+    lake: Path, key: str, with_pages: bool = True, with_generated_thoughts: bool = False
+) -> Iterator[Episode]:
     """(episode, its events in order, its pages by html_sha) for every episode of a partition,
     in the order written (source order). Pages are the cleaned HTML where the source has it,
-    else the raw HTML.
+    else the raw HTML. With `with_generated_thoughts`, an action with no recorded thought gets
+    its generated one from the `thoughts` table (marked `thought_generated`).
 
     Memory follows a batch of episodes, not the partition.
 
@@ -71,6 +75,8 @@ def iter_episodes(lake: Path, key: str, with_pages: bool = True) -> Iterator[Epi
     """
     with query_connection() as con:
         for batch in _batches(lake, key):
+            if with_generated_thoughts:
+                add_generated_thoughts(con, lake, key, batch)
             events = [event for _, own in batch for event in own]
             pages = _pages(con, lake, key, events) if with_pages else {}
             for episode, own in batch:

@@ -37,6 +37,7 @@ episodes_forgotten = forgotten_users_absent("episodes", "standardized")
 events_forgotten = forgotten_users_absent("events", "standardized")
 sft_examples_forgotten = forgotten_users_absent("sft_examples", "sft")
 benchmark_snapshot_forgotten = forgotten_users_absent("benchmark_snapshot", "benchmark")
+thoughts_forgotten = forgotten_users_absent("thoughts", "thoughts")
 
 
 @dg.asset_check(
@@ -54,5 +55,6 @@ def hub_release_forgotten(lake: LakeResource) -> dg.AssetCheckResult:
 
 FORGET_CHECKS = (
     raw_telemetry_forgotten, raw_records_forgotten, episodes_forgotten, events_forgotten,
-    sft_examples_forgotten, benchmark_snapshot_forgotten, hub_release_forgotten,
+    sft_examples_forgotten, benchmark_snapshot_forgotten, thoughts_forgotten,
+    hub_release_forgotten,
 )  # fmt: skip

@@ -41,7 +41,7 @@ class SftExamplesConfig(dg.Config):
     group_name=GROUP,
     kinds={"python", "parquet"},
     partitions_def=datasets_partitions,
-    deps=["episodes", "events", "dom_snapshots"],
+    deps=["episodes", "events", "dom_snapshots", "thoughts"],
     code_version=SFT_VERSION,
     metadata={"dagster/column_schema": column_schema(SftExampleSchema)},
 )
@@ -66,7 +66,7 @@ def sft_examples(
     schema = arrow_schema(SftExampleSchema)
     with open_partition(lake.root, GROUP, "sft_examples", key, schema) as writer:
         sink = ValidatedSink(SftExampleSchema, writer)
-        for episode, events, pages in iter_episodes(lake.root, key):
+        for episode, events, pages in iter_episodes(lake.root, key, with_generated_thoughts=True):
             try:
                 rows = list(episode_examples(episode, events, pages, settings))
             except EpisodeSkipped as skip:
