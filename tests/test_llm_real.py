@@ -81,7 +81,11 @@ def model() -> Iterator[tuple[str, str]]:
 
 def test_thoughts_from_a_real_local_model(model, dagster_lake, ephemeral_instance):
     base_url, name = model
-    llm = LLMResource(base_url=base_url, model=name, concurrency=1, timeout_seconds=300)
+    # a 135M model on a shared CPU: short replies and a shorter history keep it to minutes
+    llm = LLMResource(
+        base_url=base_url, model=name, concurrency=1, timeout_seconds=300, max_tokens=128
+    )
+    small = {"ops": {"thoughts": {"config": {"history_tokens": 1024, "observation_tokens": 384}}}}
     code_location = defs()
     assets = [
         a for a in [*code_location.assets, *code_location.asset_checks]
@@ -97,7 +101,7 @@ def test_thoughts_from_a_real_local_model(model, dagster_lake, ephemeral_instanc
     def run() -> dg.ExecuteInProcessResult:
         return dg.materialize(
             pipeline, partition_key=KEY, instance=ephemeral_instance, selection=selection,
-            resources={"lake": dagster_lake.resource},
+            resources={"lake": dagster_lake.resource}, run_config=small,
         )  # fmt: skip
 
     first = run()

@@ -169,14 +169,16 @@ def _number(name: str, kind: type[int] | type[float]) -> int | float | None:
 def llm_from_env() -> LLMResource:
     """The model of `BIGACTION_LLM_MODEL` at `BIGACTION_LLM_BASE_URL` with `OPENAI_API_KEY`;
     optional: `BIGACTION_LLM_CONCURRENCY`, `BIGACTION_LLM_MAX_TOKENS`,
-    `BIGACTION_LLM_TEMPERATURE`, `BIGACTION_LLM_BUDGET_TOKENS`, `BIGACTION_LLM_BUDGET_USD`,
-    `BIGACTION_LLM_PRICES` (JSON: `{"<model>": [input, output]}` dollars per million)."""
+    `BIGACTION_LLM_TEMPERATURE`, `BIGACTION_LLM_TIMEOUT_SECONDS`, `BIGACTION_LLM_BUDGET_TOKENS`,
+    `BIGACTION_LLM_BUDGET_USD`, `BIGACTION_LLM_PRICES` (JSON: `{"<model>": [input, output]}`
+    dollars per million tokens); see `.env.example`."""
     key = dg.EnvVar(LLM_KEY_ENV) if os.environ.get(LLM_KEY_ENV) else None
     prices = json.loads(os.environ.get("BIGACTION_LLM_PRICES") or "{}")
     optional = {
         "concurrency": _number("BIGACTION_LLM_CONCURRENCY", int),
         "max_tokens": _number("BIGACTION_LLM_MAX_TOKENS", int),
         "temperature": _number("BIGACTION_LLM_TEMPERATURE", float),
+        "timeout_seconds": _number("BIGACTION_LLM_TIMEOUT_SECONDS", float),
     }
     return LLMResource(
         base_url=os.environ.get(LLM_URL_ENV) or None,

@@ -1,8 +1,9 @@
 """Reading a model's reply as a thought, and refusing what is not one.
 
 A reply is cleaned (a `<think>` wrapper, a leading `Thought:` label, wrapping quotes and runs of
-whitespace go) and then must be a few words of reasoning: not empty, not cut off mid-sentence
-by the token limit, not a refusal, not an echo of the prompt's scaffolding, not too long.
+whitespace go) and then must be a few words of first-person reasoning: not empty, not cut off
+mid-sentence by the token limit, not a refusal, not an echo of the prompt's scaffolding, not
+about "the agent" from outside, not too long.
 Anything else raises `InvalidOutput` with a reason code; the caller asks again a bounded number
 of times and then records the failure, never the text.
 """
@@ -17,7 +18,7 @@ from bigaction_assets.llm.client import Completion
 MIN_WORDS = 4
 MAX_CHARS = 1200
 _THINK = re.compile(r"</?think>", re.IGNORECASE)
-_LABEL = re.compile(r"^\s*(?:\*\*)?(?:thought|reasoning|agent'?s thought)s?(?:\*\*)?\s*:\s*", re.I)
+_LABEL = re.compile(r"^\W*(?:thought|reasoning|agent'?s thought)s?\W*?:[\s*]*", re.I)
 _QUOTES = {('"', '"'), ("'", "'"), ("“", "”")}
 _SPACE = re.compile(r"\s+")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
@@ -25,6 +26,7 @@ _REFUSAL = re.compile(
     r"^(?:i'?m sorry|i am sorry|i cannot|i can'?t help|as an ai\b|i'm unable|i am unable)", re.I
 )
 _SCAFFOLDING = ("what happened so far:", "next action:", "write the agent's thought")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|we|we're|we'll|us|our)\b", re.I)
 
 
 def clean(text: str) -> str:
@@ -49,8 +51,8 @@ def validate_thought(completion: Completion) -> str:
     """The thought in a reply.
 
     Raises:
-        InvalidOutput: `empty`, `truncated`, `too_short`, `too_long`, `refusal` or
-            `echoes_prompt`.
+        InvalidOutput: `empty`, `truncated`, `refusal`, `echoes_prompt`, `not_first_person`
+            (a thought is the agent's own: "I", "my", "we"...), `too_short` or `too_long`.
     """
     text = clean(completion.text)
     if not text:
@@ -66,6 +68,8 @@ def validate_thought(completion: Completion) -> str:
         raise InvalidOutput("refusal", text[:200])
     if lowered.startswith("task:") or any(mark in lowered for mark in _SCAFFOLDING):
         raise InvalidOutput("echoes_prompt", text[:200])
+    if not _FIRST_PERSON.search(text):
+        raise InvalidOutput("not_first_person", text[:200])
     if len(text.split()) < MIN_WORDS:
         raise InvalidOutput("too_short", text[:200])
     if len(text) > MAX_CHARS:
