@@ -19,8 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvloop
-
 COMPLETIONS_PATH = "/v1/chat/completions"
 STATS_PATH = "/stats"  # GET: requests received and answered, for a server in another process
 
@@ -226,7 +224,12 @@ class ScriptedServer:
         return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
     def _serve(self) -> None:
-        loop = uvloop.new_event_loop() if self.fast else asyncio.new_event_loop()
+        if self.fast:
+            import uvloop  # (through uvicorn[standard]) serves ~2x the requests per CPU second
+
+            loop = uvloop.new_event_loop()
+        else:
+            loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         self._loop = loop
         self._server = loop.run_until_complete(

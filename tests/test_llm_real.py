@@ -82,9 +82,11 @@ def model() -> Iterator[tuple[str, str]]:
 def test_thoughts_from_a_real_local_model(model, dagster_lake, ephemeral_instance):
     base_url, name = model
     # a 135M model on a shared CPU: short replies and a shorter history keep it to minutes
+    # (and a failure is not tried again in the rerun below, so the rerun must call nothing)
     llm = LLMResource(
-        base_url=base_url, model=name, concurrency=1, timeout_seconds=300, max_tokens=128
-    )
+        base_url=base_url, model=name, concurrency=1, timeout_seconds=300, max_tokens=128,
+        max_failed_runs=1,
+    )  # fmt: skip
     small = {"ops": {"thoughts": {"config": {"history_tokens": 1024, "observation_tokens": 384}}}}
     code_location = defs()
     assets = [
@@ -109,6 +111,7 @@ def test_thoughts_from_a_real_local_model(model, dagster_lake, ephemeral_instanc
     meta = {k: getattr(v, "value", v) for k, v in made.metadata.items()}
     rows = pq.read_table(dagster_lake.table("thoughts", "thoughts", KEY)).to_pylist()
     print("\nthoughts metadata:", {k: v for k, v in meta.items() if k != "examples"})
+    print(f"in {first.dagster_run.run_id}: {meta['calls_made']} calls")
     for row in rows:
         print(
             f"- {row['episode_id']}#{row['idx']} [{row['status']}]",
@@ -123,3 +126,4 @@ def test_thoughts_from_a_real_local_model(model, dagster_lake, ephemeral_instanc
     again = run()
     [remade] = again.asset_materializations_for_node("thoughts")
     assert remade.metadata["calls_made"].value == 0
+    assert remade.metadata["cache_hits"].value == len(generated)

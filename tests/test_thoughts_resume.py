@@ -1,5 +1,6 @@
 """Kill and resume: a child process generating thoughts against a slow local model is killed
-with SIGKILL mid-run and started again; only the calls that were in flight are asked twice."""
+with SIGKILL mid-run and started again; only the calls that were in flight are asked twice. And
+an interrupt (what Dagster sends when a run is terminated) stops the calls at once."""
 
 from __future__ import annotations
 
@@ -104,3 +105,47 @@ def test_sigkill_mid_run_loses_only_the_calls_in_flight(tmp_path):
     assert len(set(first_run) | set(second_run)) == total and committed(cache) == total
     requests, hits = map(int, out.split())
     assert requests == len(second_run) and hits == done_before_kill
+
+
+DAGSTER_CHILD = """
+import sys
+import dagster as dg
+from bigaction_assets.defs.resources import LakeResource, LLMResource
+from bigaction_assets.defs.thoughts.assets import thoughts_asset
+
+data, base_url = sys.argv[1:]
+llm = LLMResource(base_url=base_url, model="slow-model", concurrency=2)
+with dg.DagsterInstance.ephemeral() as instance:
+    instance.add_dynamic_partitions("datasets", ["adp.synthetic"])
+    dg.materialize([thoughts_asset(llm)], instance=instance, partition_key="adp.synthetic",
+                   resources={"lake": LakeResource(landing_dir=data, data_dir=data)})
+"""
+
+
+def test_terminating_the_run_stops_the_calls_at_once(tmp_path):
+    """Dagster terminates a run with SIGTERM and raises its interrupt from the signal handler;
+    that must end the calls, not be swallowed by the event loop (uvloop runs signal handlers as
+    loop callbacks and only logged it: a terminated run went on calling the model)."""
+    data = tmp_path / "data"
+    source = tmp_path / "landing" / "adp" / "synthetic.json"
+    source.parent.mkdir(parents=True)
+    source.write_text(json.dumps(synthetic_episodes()))
+    ingested = run_ingest(adapters()["adp"], KEY, [source], tmp_path / "landing")
+    write_standardized(data / "lake", KEY, ingested.tables)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with ScriptedServer(latency=0.3) as server:
+        child = subprocess.Popen(
+            [sys.executable, "-c", DAGSTER_CHILD, str(data), server.base_url],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while server.answered < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        child.terminate()
+        try:
+            output, _ = child.communicate(timeout=10)
+        finally:
+            child.kill()
+        asked = len(server.requests)
+    assert b"DagsterExecutionInterruptedError" in output
+    assert asked <= 4 * 2 < EPISODES * ACTIONS, "the calls stopped with the run"

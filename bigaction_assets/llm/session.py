@@ -60,15 +60,7 @@ def run_calls(
             caller.stats.retries.update(client.retries)
             return caller.stats
 
-    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
-        return runner.run(main())
-
-
-def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop where it is installed: 20% less CPU per call than asyncio's own loop, which
-    matters at 64 calls in flight (benchmarks/README.md, "thoughts")."""
-    try:
-        import uvloop
-    except ImportError:  # Windows; the standard loop works the same, a little slower
-        return None
-    return uvloop.new_event_loop
+    # asyncio's own loop, not uvloop: uvloop was 20% cheaper per call but runs signal handlers
+    # as loop callbacks, so Dagster's interrupt (a terminated run) was logged and the calls
+    # went on (tests/test_thoughts_resume.py).
+    return asyncio.run(main())
