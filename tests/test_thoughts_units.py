@@ -10,7 +10,7 @@ from bigaction_assets.llm.client import Completion
 from bigaction_assets.sft.examples import thought_source
 from bigaction_assets.thoughts import prompts
 from bigaction_assets.thoughts.context import ContextSettings, EpisodeContext, render_action
-from bigaction_assets.thoughts.output import clean, validate_thought
+from bigaction_assets.thoughts.output import clean, thought_validator, validate_thought
 from bigaction_assets.thoughts.requests import episode_requests
 
 
@@ -25,6 +25,8 @@ def reply(text: str, finish: str = "stop") -> Completion:
         ('"I open the search box first."', "I open the search box first."),
         ("<think>I open the\n\n search box first.</think>", "I open the search box first."),
         ("**Thought:** 'I need the cart now.'", "I need the cart now."),
+        ('The agent\'s thought before this action is: "I open the cart."', "I open the cart."),
+        ("The agent's thought prior to this action was: I add two packs.", "I add two packs."),
     ],
 )
 def test_replies_are_cleaned(raw, thought):
@@ -48,6 +50,16 @@ def test_invalid_replies_say_why(raw, finish, reason):
     with pytest.raises(InvalidOutput) as raised:
         validate_thought(reply(raw, finish))
     assert raised.value.reason == reason
+
+
+def test_a_reply_that_copies_the_instructions_is_refused():
+    validate = thought_validator("Example: I need to say where I am flying from first, so I type.")
+    assert validate(reply("I need to pick the date before I search.")) == (
+        "I need to pick the date before I search."
+    )
+    with pytest.raises(InvalidOutput) as raised:
+        validate(reply("I need to say where I am flying from first, so I type it."))
+    assert raised.value.reason == "copies_instructions"
 
 
 def test_a_reply_cut_by_the_token_limit_keeps_its_finished_sentences():

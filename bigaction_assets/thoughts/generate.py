@@ -18,8 +18,8 @@ from bigaction_assets.llm.cache import CallCache, CallKey
 from bigaction_assets.llm.caller import BUDGET_EXHAUSTED, CachedCaller, CallRequest, Job, RunStats
 from bigaction_assets.llm.session import LLMConfig, run_calls
 from bigaction_assets.thoughts.context import ContextSettings
-from bigaction_assets.thoughts.output import validate_thought
-from bigaction_assets.thoughts.prompts import PROMPT_VERSION
+from bigaction_assets.thoughts.output import thought_validator
+from bigaction_assets.thoughts.prompts import PROMPT_VERSION, templates
 from bigaction_assets.thoughts.requests import ThoughtRequest, iter_thought_requests
 
 LOOKUP_CHUNK = 500
@@ -54,11 +54,12 @@ def ask_for_thoughts(
     """Pass one: make (or find in the cache) every thought the partition lacks."""
     slots: list[ActionRecord | None] = []
     examples: dict[int, dict[str, str]] = {}
+    validate = thought_validator(templates(version)[0])
 
     def job(caller: CachedCaller, request: ThoughtRequest, slot: int) -> Job:
         async def run() -> None:
             call = CallRequest(request.messages, (request.episode_id,))
-            outcome = await caller.call(call, validate_thought)
+            outcome = await caller.call(call, validate)
             status = STATUS_OF_OUTCOME[outcome.status]
             slots[slot] = ActionRecord(
                 request.episode_id, request.idx, request.kind, outcome.key, status

@@ -11,6 +11,7 @@ of times and then records the failure, never the text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from bigaction_assets.llm.caller import InvalidOutput
 from bigaction_assets.llm.client import Completion
@@ -18,7 +19,12 @@ from bigaction_assets.llm.client import Completion
 MIN_WORDS = 4
 MAX_CHARS = 1200
 _THINK = re.compile(r"</?think>", re.IGNORECASE)
-_LABEL = re.compile(r"^\W*(?:thought|reasoning|agent'?s thought)s?\W*?:[\s*]*", re.I)
+_LABEL = re.compile(
+    r"^\W*(?:(?:the\s+)?agent'?s\s+thoughts?"
+    r"(?:\s+(?:before|prior\s+to)\s+(?:this|the\s+next|that)\s+action)?(?:\s+(?:is|was))?"
+    r"|thoughts?|reasoning)\W*?(?::|$)[\s*]*",
+    re.I,
+)
 _QUOTES = {('"', '"'), ("'", "'"), ("“", "”")}
 _SPACE = re.compile(r"\s+")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
@@ -45,6 +51,28 @@ def _complete_sentences(text: str) -> str:
     """The text up to its last sentence end ('' when none ends)."""
     ends = list(_SENTENCE_END.finditer(text))
     return text[: ends[-1].end()] if ends else ""
+
+
+SHINGLE_WORDS = 8
+
+
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    words = re.findall(r"\w+", text.lower())
+    return {tuple(words[i : i + SHINGLE_WORDS]) for i in range(len(words) - SHINGLE_WORDS + 1)}
+
+
+def thought_validator(instructions: str) -> Callable[[Completion], str]:
+    """`validate_thought` that also refuses a reply copying 8 words in a row of
+    `instructions` (the system prompt and its example): `copies_instructions`."""
+    copied = _shingles(instructions)
+
+    def validate(completion: Completion) -> str:
+        thought = validate_thought(completion)
+        if copied & _shingles(thought):
+            raise InvalidOutput("copies_instructions", thought[:200])
+        return thought
+
+    return validate
 
 
 def validate_thought(completion: Completion) -> str:
