@@ -158,3 +158,24 @@ def ephemeral_instance() -> Iterator[dg.DagsterInstance]:
 
 
 # --- end of Dagster-level fixtures -----------------------------------------------------------
+
+
+# --- LLM fixtures (test_thoughts_*, test_llm_real) ----------------------
+# The assets that call a model share one resource object; a test binds its own to all of them.
+from bigaction_assets.defs.resources import LLMResource  # noqa: E402
+from bigaction_assets.defs.thoughts.assets import thoughts_asset  # noqa: E402
+
+LLM_ASSETS = {"thoughts": thoughts_asset}
+
+
+def with_llm(definitions: list[Any], llm: LLMResource) -> list[Any]:
+    """The graph's assets and checks with every model-calling asset bound to `llm`."""
+    keys = {dg.AssetKey(name) for name in LLM_ASSETS}
+    kept = [
+        a for a in definitions
+        if not (isinstance(a, dg.AssetsDefinition) and keys & set(a.keys))
+    ]  # fmt: skip
+    return [*kept, *(factory(llm) for factory in LLM_ASSETS.values())]
+
+
+# --- end of LLM fixtures ---------------------------------------------------------------------

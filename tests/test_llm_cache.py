@@ -123,6 +123,18 @@ def test_a_failure_is_retried_in_later_runs_up_to_the_bound_and_can_then_succeed
         )  # fmt: skip
 
 
+def test_a_cached_output_todays_rules_refuse_is_asked_again_and_replaced(tmp_path):
+    cache = tmp_path / "cache.sqlite"
+    with ScriptedServer(lambda r: Reply(content="fine" if r.number == 1 else "fine, please")) as s:
+        [first], _ = run(s.base_url, cache, requests(1))  # stored under lenient rules
+        assert first.output == "fine"
+        [again], caller = run(s.base_url, cache, requests(1), validate=must_be_polite)
+        [third], later = run(s.base_url, cache, requests(1), validate=must_be_polite)
+    assert again.output == "fine, please" and not again.from_cache
+    assert caller.stats.stale_outputs == {"impolite": 1} and caller.stats.requests == 1
+    assert third.from_cache and later.stats.requests == 0  # the replacement is kept
+
+
 def test_malformed_responses_are_retried_a_bounded_number_of_times(tmp_path):
     with ScriptedServer(lambda _r: Reply(raw_body=b"{oops")) as server:
         [outcome], caller = run(server.base_url, tmp_path / "c.sqlite", requests(1))

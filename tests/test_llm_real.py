@@ -19,10 +19,10 @@ from pathlib import Path
 import dagster as dg
 import pyarrow.parquet as pq
 import pytest
+from conftest import with_llm
 
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.resources import LLMResource
-from bigaction_assets.defs.thoughts.assets import thoughts_asset
 
 pytestmark = pytest.mark.llm
 
@@ -89,11 +89,7 @@ def test_thoughts_from_a_real_local_model(model, dagster_lake, ephemeral_instanc
     )  # fmt: skip
     small = {"ops": {"thoughts": {"config": {"history_tokens": 1024, "observation_tokens": 384}}}}
     code_location = defs()
-    assets = [
-        a for a in [*code_location.assets, *code_location.asset_checks]
-        if not (isinstance(a, dg.AssetsDefinition) and dg.AssetKey("thoughts") in a.keys)
-    ]  # fmt: skip
-    pipeline = [*assets, thoughts_asset(llm)]
+    pipeline = with_llm([*code_location.assets, *code_location.asset_checks], llm)
     dagster_lake.add_bundled("mind2web", "train_demo")
     ephemeral_instance.add_dynamic_partitions("datasets", [KEY])
     selection = dg.AssetSelection.groups("raw", "standardized") | dg.AssetSelection.assets(

@@ -10,11 +10,11 @@ import dagster as dg
 import duckdb
 import pyarrow.parquet as pq
 import pytest
+from conftest import with_llm
 from llm_server import Reply, ScriptedServer
 
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.resources import LLMResource
-from bigaction_assets.defs.thoughts.assets import thoughts_asset
 
 PARTITIONS = "datasets"
 UPSTREAM = dg.AssetSelection.groups("raw", "standardized")
@@ -28,15 +28,6 @@ WEBARENA = "adp.webarena_successful"  # 8 actions, 6 with a recorded thought
 def pipeline() -> list[Any]:
     code_location = defs()
     return [*code_location.assets, *(code_location.asset_checks or [])]
-
-
-def with_llm(pipeline: list[Any], llm: LLMResource) -> list[Any]:
-    """The graph with `thoughts` bound to `llm` instead of the environment's model."""
-    others = [
-        a for a in pipeline
-        if not (isinstance(a, dg.AssetsDefinition) and dg.AssetKey("thoughts") in a.keys)
-    ]  # fmt: skip
-    return [*others, thoughts_asset(llm)]
 
 
 @pytest.fixture

@@ -7,11 +7,11 @@ import sqlite3
 
 import dagster as dg
 import pyarrow.dataset as ds
+from conftest import with_llm
 from llm_server import Reply, ScriptedServer
 
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.resources import LLMResource
-from bigaction_assets.defs.thoughts.assets import thoughts_asset
 from bigaction_assets.llm.forget import subjects_present
 from bigaction_assets.privacy.forget import record_request
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
@@ -39,11 +39,7 @@ def test_a_forgotten_sender_leaves_thoughts_and_the_call_cache(dagster_lake, eph
 
     with ScriptedServer(echo) as server:
         llm = LLMResource(base_url=server.base_url, model="scripted")
-        everything = [
-            *(a for a in code_location.assets
-              if not (isinstance(a, dg.AssetsDefinition) and dg.AssetKey("thoughts") in a.keys)),
-            thoughts_asset(llm), *code_location.asset_checks,
-        ]  # fmt: skip
+        everything = with_llm([*code_location.assets, *code_location.asset_checks], llm)
         batches = sorted(batch_files(dagster_lake.landing))
         ephemeral_instance.add_dynamic_partitions("telemetry_batches", batches)
         ephemeral_instance.add_dynamic_partitions("datasets", [DAY])

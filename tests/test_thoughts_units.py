@@ -41,6 +41,11 @@ def test_replies_are_cleaned(raw, thought):
         ("I click the button because it leads to the", "length", "truncated"),
         ("I'm sorry, I cannot help with that request.", "stop", "refusal"),
         ("Task: buy tea\nNext action: click", "stop", "echoes_prompt"),
+        (
+            'Observation: [Current URL: unknown] <html backend_node_id="4021"> Click me!',
+            "stop",
+            "echoes_prompt",
+        ),
         ("The agent clicks the search button to search.", "stop", "not_first_person"),
         ("I click.", "stop", "too_short"),
         ("I click " + "and wait " * 400 + "now.", "stop", "too_long"),

@@ -1,6 +1,7 @@
 """Resources shared by every stage: the lake (landing, Parquet files, DuckDB catalog), the Hub,
 and the LLM."""
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -192,6 +193,13 @@ def llm_from_env() -> LLMResource:
         budget_usd=_number("BIGACTION_LLM_BUDGET_USD", float),
         **{name: value for name, value in optional.items() if value is not None},
     )
+
+
+@functools.cache
+def environment_llm() -> LLMResource:
+    """`llm_from_env()`, made once: the assets that call a model (thoughts, model_answers) bind
+    this one object, as Dagster requires of a resource key shared by assets."""
+    return llm_from_env()
 
 
 def local_resources(paths: Paths | None = None) -> dict[str, object]:

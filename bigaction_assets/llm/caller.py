@@ -72,6 +72,7 @@ class RunStats:
     failed_before: Counter[str] = field(default_factory=Counter)
     invalid_outputs: Counter[str] = field(default_factory=Counter)
     retries: Counter[str] = field(default_factory=Counter)
+    stale_outputs: Counter[str] = field(default_factory=Counter)
     deferred: int = 0
     spend: Spend = field(default_factory=Spend)
 
@@ -120,8 +121,17 @@ class CachedCaller:
     def key(self, messages: Messages) -> CallKey:
         return CallKey(self.model, sha256_json(messages), self.params_sha)
 
-    def _from_cache(self, cached: CachedCall, request: CallRequest) -> Outcome | None:
+    def _from_cache(
+        self, cached: CachedCall, request: CallRequest, validate: Validator
+    ) -> Outcome | None:
         if cached.status == "ok":
+            # an output stored under older rules is checked against today's; one they refuse
+            # is asked again (and replaced), so tightening a check never keeps a bad output
+            try:
+                validate(Completion(cached.output or "", "stop", None, None))
+            except InvalidOutput as invalid:
+                self.stats.stale_outputs[invalid.reason] += 1
+                return None
             self.stats.cache_hits += 1
             self.cache.link(cached.key, request.subjects)
             return Outcome(cached.key, "ok", cached.output, from_cache=True)
@@ -134,7 +144,7 @@ class CachedCaller:
         key = self.key(request.messages)
         cached = self.cache.get(key)
         if cached is not None:
-            answered = self._from_cache(cached, request)
+            answered = self._from_cache(cached, request, validate)
             if answered is not None:
                 return answered
         spent, requests = Spend(), 0

@@ -31,7 +31,11 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 _REFUSAL = re.compile(
     r"^(?:i'?m sorry|i am sorry|i cannot|i can'?t help|as an ai\b|i'm unable|i am unable)", re.I
 )
-_SCAFFOLDING = ("what happened so far:", "next action:", "write the agent's thought")
+_SCAFFOLDING = (
+    "what happened so far:", "next action:", "write the agent's thought", "[current url:",
+    "backend_node_id=", "earlier events left out]", "[... truncated to",
+)  # fmt: skip
+_HISTORY_LINE = ("task:", "observation:", "action:", "user:")
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|we|we're|we'll|us|our)\b", re.I)
 
 
@@ -94,7 +98,7 @@ def validate_thought(completion: Completion) -> str:
     lowered = text.lower()
     if _REFUSAL.match(text):
         raise InvalidOutput("refusal", text[:200])
-    if lowered.startswith("task:") or any(mark in lowered for mark in _SCAFFOLDING):
+    if lowered.startswith(_HISTORY_LINE) or any(mark in lowered for mark in _SCAFFOLDING):
         raise InvalidOutput("echoes_prompt", text[:200])
     if not _FIRST_PERSON.search(text):
         raise InvalidOutput("not_first_person", text[:200])

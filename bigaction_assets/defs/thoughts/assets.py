@@ -4,13 +4,19 @@ from collections import Counter
 from typing import Any
 
 import dagster as dg
-import pyarrow.parquet as pq
 
+from bigaction_assets.defs.llm_calls import (
+    HOW_TO_CONFIGURE,
+    NO_MODEL,
+    calls_metadata,
+    keep_without_model,
+)
 from bigaction_assets.defs.metadata import column_schema, markdown_preview
 from bigaction_assets.defs.partitions import datasets_partitions
-from bigaction_assets.defs.resources import LakeResource, LLMResource, llm_from_env
-from bigaction_assets.lake import open_partition, partition_path, write_partition
-from bigaction_assets.schemas import arrow_schema, frame
+from bigaction_assets.defs.resources import LakeResource, LLMResource, environment_llm
+from bigaction_assets.lake import open_partition
+from bigaction_assets.llm.caller import RunStats
+from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.thoughts import ThoughtSchema
 from bigaction_assets.sink import ValidatedSink
 from bigaction_assets.thoughts.context import ContextSettings
@@ -21,7 +27,6 @@ from bigaction_assets.thoughts.requests import count_actions_without_thought
 GROUP = "thoughts"
 # Bump when what is asked or how replies are read changes; the templates' hash is added.
 THOUGHTS_VERSION = f"1.{PROMPT_VERSION}.{template_sha()[:12]}"
-NO_MODEL = "no model configured"
 
 
 class ThoughtsConfig(dg.Config):
@@ -36,7 +41,7 @@ class ThoughtsConfig(dg.Config):
 
 
 def thoughts_asset(llm: LLMResource) -> dg.AssetsDefinition:
-    """`thoughts` calling through `llm`; the code location binds `llm_from_env()`.
+    """`thoughts` calling through `llm`; the code location binds `environment_llm()`.
 
     Like the Hub on `hub_release`, the model is bound on the asset, not among the top-level
     resources, so running the rest of the graph never needs one; tests bind a local server.
@@ -89,26 +94,15 @@ def thoughts_asset(llm: LLMResource) -> dg.AssetsDefinition:
 
 
 def _metadata(
-    llm: LLMResource, stats: Any, statuses: Counter[str], examples: list[dict[str, str]], rows: int
-) -> dict[str, Any]:
-    model = str(llm.model)
+    llm: LLMResource, stats: RunStats, statuses: Counter[str], examples: list[dict[str, str]],
+    rows: int,
+) -> dict[str, Any]:  # fmt: skip
     return {
         "dagster/row_count": rows,
-        "model": model,
         "prompt_version": PROMPT_VERSION,
-        "calls_made": stats.requests,
-        "cache_hits": stats.cache_hits,
+        **calls_metadata(llm, stats),
         "generated_now": stats.completed,
         "rows_by_status": dict(sorted(statuses.items())),
-        "failures_by_reason": dict(sorted(stats.failures.items())),
-        "failed_in_earlier_runs": dict(sorted(stats.failed_before.items())),
-        "invalid_replies_by_reason": dict(sorted(stats.invalid_outputs.items())),
-        "retries_by_reason": dict(sorted(stats.retries.items())),
-        "deferred_by_budget": stats.deferred,
-        "tokens_in": stats.spend.prompt_tokens,
-        "tokens_out": stats.spend.completion_tokens,
-        "cost_usd": round(stats.spend.cost_usd, 6),
-        "price_known": model in llm.prices,
         "examples": dg.MetadataValue.md(markdown_preview(examples) if examples else "_none_"),
     }
 
@@ -117,22 +111,17 @@ def _without_model(
     context: dg.AssetExecutionContext, lake: LakeResource, key: str
 ) -> dg.MaterializeResult:
     """No model: keep thoughts made earlier (no new information), else an empty table."""
-    path = partition_path(lake.root, GROUP, "thoughts", key)
-    if not path.exists():
-        write_partition(lake.root, GROUP, "thoughts", key, frame(ThoughtSchema, []))
-        lake.refresh_catalog(context.log)
+    kept = keep_without_model(context, lake, GROUP, "thoughts", ThoughtSchema)
     waiting = count_actions_without_thought(lake.root, key)
     context.log.info(f"{key}: {NO_MODEL}; {waiting} actions have no thought")
-    kept = pq.ParquetFile(path).metadata.num_rows
     return dg.MaterializeResult(
         metadata={
             "llm": NO_MODEL,
             "dagster/row_count": kept,
             "actions_without_thought": waiting,
-            "how_to_configure": "set BIGACTION_LLM_MODEL (and BIGACTION_LLM_BASE_URL, "
-            "OPENAI_API_KEY); `make llm` serves a local model",
+            "how_to_configure": HOW_TO_CONFIGURE,
         }
     )
 
 
-thoughts = thoughts_asset(llm_from_env())
+thoughts = thoughts_asset(environment_llm())
