@@ -160,12 +160,13 @@ def ephemeral_instance() -> Iterator[dg.DagsterInstance]:
 # --- end of Dagster-level fixtures -----------------------------------------------------------
 
 
-# --- LLM fixtures (test_thoughts_*, test_llm_real) ----------------------
+# --- LLM fixtures (test_thoughts_*, test_benchmark_live, test_llm_real) ----------------------
 # The assets that call a model share one resource object; a test binds its own to all of them.
+from bigaction_assets.defs.benchmark.live import model_answers_asset  # noqa: E402
 from bigaction_assets.defs.resources import LLMResource  # noqa: E402
 from bigaction_assets.defs.thoughts.assets import thoughts_asset  # noqa: E402
 
-LLM_ASSETS = {"thoughts": thoughts_asset}
+LLM_ASSETS = {"thoughts": thoughts_asset, "model_answers": model_answers_asset}
 
 
 def with_llm(definitions: list[Any], llm: LLMResource) -> list[Any]:

@@ -8,11 +8,11 @@ dataset_job = dg.define_asset_job(
     "build_dataset",
     selection=dg.AssetSelection.groups("raw", "standardized")
     | dg.AssetSelection.assets("thoughts", "sft_examples")
-    | dg.AssetSelection.assets("benchmark_snapshot", "eval_results"),
+    | dg.AssetSelection.assets("benchmark_snapshot", "model_answers", "eval_results"),
     partitions_def=datasets_partitions,
     description=(
         "Builds one landing dataset: raw records, standardized tables, generated thoughts, "
-        "SFT examples, benchmark steps and their scores."
+        "SFT examples, benchmark steps, a live model's answers (when one is set) and scores."
     ),
 )
 

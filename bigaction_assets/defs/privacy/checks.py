@@ -38,6 +38,7 @@ events_forgotten = forgotten_users_absent("events", "standardized")
 sft_examples_forgotten = forgotten_users_absent("sft_examples", "sft")
 benchmark_snapshot_forgotten = forgotten_users_absent("benchmark_snapshot", "benchmark")
 thoughts_forgotten = forgotten_users_absent("thoughts", "thoughts")
+model_answers_forgotten = forgotten_users_absent("model_answers", "benchmark")
 
 
 @dg.asset_check(
@@ -56,5 +57,5 @@ def hub_release_forgotten(lake: LakeResource) -> dg.AssetCheckResult:
 FORGET_CHECKS = (
     raw_telemetry_forgotten, raw_records_forgotten, episodes_forgotten, events_forgotten,
     sft_examples_forgotten, benchmark_snapshot_forgotten, thoughts_forgotten,
-    hub_release_forgotten,
+    model_answers_forgotten, hub_release_forgotten,
 )  # fmt: skip
