@@ -169,6 +169,15 @@ from bigaction_assets.defs.thoughts.assets import thoughts_asset  # noqa: E402
 LLM_ASSETS = {"thoughts": thoughts_asset, "model_answers": model_answers_asset}
 
 
+@pytest.fixture(scope="module")
+def graph() -> list[Any]:
+    """Every asset and check of the code location, as `dg.materialize` takes them."""
+    from bigaction_assets.definitions import defs
+
+    code_location = defs()
+    return [*code_location.assets, *(code_location.asset_checks or [])]
+
+
 def with_llm(definitions: list[Any], llm: LLMResource) -> list[Any]:
     """The graph's assets and checks with every model-calling asset bound to `llm`."""
     keys = {dg.AssetKey(name) for name in LLM_ASSETS}

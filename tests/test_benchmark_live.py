@@ -12,7 +12,6 @@ import pytest
 from conftest import with_llm
 from llm_server import Reply, ScriptedServer
 
-from bigaction_assets.definitions import defs
 from bigaction_assets.defs.resources import LLMResource
 
 KEY = "mind2web.train_demo"
@@ -24,9 +23,8 @@ SCORES = dg.AssetSelection.assets("eval_results", "leaderboard")
 
 
 @pytest.fixture
-def lake_with_snapshot(dagster_lake, ephemeral_instance):
-    code_location = defs()
-    pipeline = [*code_location.assets, *code_location.asset_checks]
+def lake_with_snapshot(graph, dagster_lake, ephemeral_instance):
+    pipeline = graph
     dagster_lake.add_bundled("mind2web", "train_demo")
     ephemeral_instance.add_dynamic_partitions("datasets", [KEY])
     built = dg.materialize(

@@ -13,7 +13,6 @@ import pytest
 from conftest import with_llm
 from llm_server import Reply, ScriptedServer
 
-from bigaction_assets.definitions import defs
 from bigaction_assets.defs.resources import LLMResource
 
 PARTITIONS = "datasets"
@@ -24,14 +23,8 @@ MIND2WEB = "mind2web.train_demo"  # 14 actions, none with a recorded thought
 WEBARENA = "adp.webarena_successful"  # 8 actions, 6 with a recorded thought
 
 
-@pytest.fixture(scope="module")
-def pipeline() -> list[Any]:
-    code_location = defs()
-    return [*code_location.assets, *(code_location.asset_checks or [])]
-
-
 @pytest.fixture
-def build(pipeline, dagster_lake, ephemeral_instance):
+def build(graph, dagster_lake, ephemeral_instance):
     """`build(key, selection, llm)` materializes one dataset's selection."""
 
     def _build(key: str, selection, llm: LLMResource | None = None, run_config=None):
@@ -40,12 +33,12 @@ def build(pipeline, dagster_lake, ephemeral_instance):
             adapter, name = key.split(".", 1)
             dagster_lake.add_bundled(adapter, name)
             upstream = dg.materialize(
-                pipeline, partition_key=key, instance=ephemeral_instance,
+                graph, partition_key=key, instance=ephemeral_instance,
                 resources={"lake": dagster_lake.resource}, selection=UPSTREAM,
             )  # fmt: skip
             assert upstream.success
         return dg.materialize(
-            with_llm(pipeline, llm or LLMResource()), partition_key=key,
+            with_llm(graph, llm or LLMResource()), partition_key=key,
             instance=ephemeral_instance, selection=selection,
             resources={"lake": dagster_lake.resource}, run_config=run_config,
             raise_on_error=False,
