@@ -13,6 +13,9 @@ from conftest import with_llm
 from llm_server import Reply, ScriptedServer
 
 from bigaction_assets.defs.resources import LLMResource
+from bigaction_assets.llm.forget import erase_subjects, subjects_present
+from bigaction_assets.privacy.erasure import Forgotten, erase_lake
+from bigaction_assets.privacy.register import table_offenders
 
 KEY = "mind2web.train_demo"
 SNAPSHOT = dg.AssetSelection.groups("raw", "standardized") | dg.AssetSelection.assets(
@@ -126,3 +129,30 @@ def test_failures_and_no_model(lake_with_snapshot, dagster_lake, ephemeral_insta
     assert all(r["answer_one"] is None and r["answer_two"] is None for r in rows)
     assert metadata(result, "model_answers")["failures_by_reason"] == {"http_400": len(rows)}
     assert "broken" not in metadata(result, "eval_results")["live_models"]  # nothing to score
+
+
+def test_erasure_reaches_live_answers_and_their_calls(
+    lake_with_snapshot, dagster_lake, ephemeral_instance
+):
+    """model_answers rows carry episode_id: erasing an episode removes its rows and the cached
+    calls (both turns) whose prompts held its page."""
+    pipeline = lake_with_snapshot
+    with ScriptedServer(scripted_models(seeact_answers(dagster_lake))) as server:
+        llm = LLMResource(base_url=server.base_url, model="good")
+        assert run(pipeline, dagster_lake, ephemeral_instance, ANSWERS, llm).success
+    path = dagster_lake.table("benchmark", "model_answers", KEY)
+    rows = pq.read_table(path).to_pylist()
+    episode = rows[0]["episode_id"]
+    theirs = sum(r["episode_id"] == episode for r in rows)
+    cache = dagster_lake.resource.llm_cache
+    assert subjects_present(cache, [episode]) == 2 * theirs  # both turns of each step
+    forgotten = Forgotten(frozenset(), frozenset({episode}))
+    assert table_offenders(dagster_lake.root, "benchmark", "model_answers", forgotten)
+
+    erased = erase_lake(dagster_lake.root, forgotten)
+    assert erased["benchmark/model_answers"] == {KEY: theirs}
+    assert erase_subjects(cache, [episode]) == 2 * theirs
+    assert not table_offenders(dagster_lake.root, "benchmark", "model_answers", forgotten)
+    left = pq.read_table(path).to_pylist()
+    assert len(left) == len(rows) - theirs and episode not in {r["episode_id"] for r in left}
+    assert subjects_present(cache, [episode]) == 0
