@@ -52,3 +52,13 @@ def test_every_variable_reaches_the_config_and_the_key_stays_out_of_sight(env):
 def test_openai_itself_needs_a_key(env):
     with pytest.raises(ValueError, match="OPENAI_API_KEY"):
         LLMResource(model="gpt-4o-mini").config()
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("BIGACTION_LLM_CONCURRENCY", "eight"), ("BIGACTION_LLM_PRICES", '{"m": 3}')],
+)
+def test_a_malformed_variable_is_named_in_the_error(env, name, value):
+    env.setenv(name, value)
+    with pytest.raises(ValueError, match=name):
+        llm_from_env()

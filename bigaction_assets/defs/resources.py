@@ -164,7 +164,23 @@ LLM_KEY_ENV = "OPENAI_API_KEY"
 
 def _number(name: str, kind: type[int] | type[float]) -> int | float | None:
     value = os.environ.get(name)
-    return kind(value) if value else None
+    try:
+        return kind(value) if value else None
+    except ValueError:
+        raise ValueError(f"{name} must be {kind.__name__}, not {value!r}") from None
+
+
+def _prices() -> dict[str, "ModelPrice"]:
+    text = os.environ.get("BIGACTION_LLM_PRICES") or "{}"
+    try:
+        return {
+            name: ModelPrice(input_per_million=float(pair[0]), output_per_million=float(pair[1]))
+            for name, pair in json.loads(text).items()
+        }
+    except (ValueError, TypeError, IndexError, AttributeError):
+        raise ValueError(
+            f'BIGACTION_LLM_PRICES must be JSON like {{"<model>": [input, output]}}, not {text!r}'
+        ) from None
 
 
 def llm_from_env() -> LLMResource:
@@ -174,7 +190,6 @@ def llm_from_env() -> LLMResource:
     `BIGACTION_LLM_BUDGET_USD`, `BIGACTION_LLM_PRICES` (JSON: `{"<model>": [input, output]}`
     dollars per million tokens); see `.env.example`."""
     key = dg.EnvVar(LLM_KEY_ENV) if os.environ.get(LLM_KEY_ENV) else None
-    prices = json.loads(os.environ.get("BIGACTION_LLM_PRICES") or "{}")
     optional = {
         "concurrency": _number("BIGACTION_LLM_CONCURRENCY", int),
         "max_tokens": _number("BIGACTION_LLM_MAX_TOKENS", int),
@@ -185,10 +200,7 @@ def llm_from_env() -> LLMResource:
         base_url=os.environ.get(LLM_URL_ENV) or None,
         model=os.environ.get(LLM_MODEL_ENV) or None,
         api_key=key,
-        prices={
-            name: ModelPrice(input_per_million=pair[0], output_per_million=pair[1])
-            for name, pair in prices.items()
-        },
+        prices=_prices(),
         budget_tokens=_number("BIGACTION_LLM_BUDGET_TOKENS", int),
         budget_usd=_number("BIGACTION_LLM_BUDGET_USD", float),
         **{name: value for name, value in optional.items() if value is not None},
