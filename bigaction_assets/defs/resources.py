@@ -170,7 +170,7 @@ def _number(name: str, kind: type[int] | type[float]) -> int | float | None:
         raise ValueError(f"{name} must be {kind.__name__}, not {value!r}") from None
 
 
-def _prices() -> dict[str, "ModelPrice"]:
+def _prices() -> dict[str, ModelPrice]:
     text = os.environ.get("BIGACTION_LLM_PRICES") or "{}"
     try:
         return {
