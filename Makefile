@@ -6,8 +6,12 @@ UV_BOOTSTRAP := .cache/uv-bootstrap
 UV := $(or $(shell command -v uv 2>/dev/null),$(UV_BOOTSTRAP)/bin/uv)
 export BIGACTION_DATA_DIR ?= $(CURDIR)/data
 export UV_PYTHON_DOWNLOADS := never
+# Compile bytecode at install: this environment sets PYTHONDONTWRITEBYTECODE, so without it
+# every process compiles Dagster from source again (5 s of each test subprocess and demo run).
+export UV_COMPILE_BYTECODE := 1
 
-.PHONY: demo test lint format ui sql bench clean collector forget bench-telemetry llm bench-thoughts
+.PHONY: demo test lint format ui sql bench clean collector forget bench-telemetry annotate \
+	bench-annotate llm bench-thoughts
 
 # uv installs the locked environment in seconds; pip bootstraps uv where it is missing.
 $(UV_BOOTSTRAP)/bin/uv:
@@ -79,3 +83,9 @@ bench-thoughts: $(BIN)/.synced  ## thought generation throughput at concurrency 
 
 clean:
 	rm -rf $(BIGACTION_DATA_DIR) .pytest_cache .ruff_cache landing/telemetry landing/forget
+
+annotate: $(BIN)/.synced  ## the annotation app on http://127.0.0.1:8800 (PORT=...); accounts: see README
+	$(BIN)/python -m bigaction_assets.annotate --port $(or $(PORT),8800)
+
+bench-annotate: $(BIN)/.synced  ## label submissions/s and p95 latency, 20 concurrent clients
+	$(BIN)/python benchmarks/annotate.py

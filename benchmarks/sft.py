@@ -59,11 +59,12 @@ def write_landing(path: Path, episodes: int) -> int:
 
 
 def cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+    """CPU time of this process and of the worker processes it has waited for."""
+    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return sum(u.ru_utime + u.ru_stime for u in usage)
 
 
-def child(landing: Path, data: Path, stage: str) -> dict:
+def child(landing: Path, data: Path, stage: str, workers: int) -> dict:
     import dagster as dg
 
     from bigaction_assets.definitions import defs
@@ -75,7 +76,7 @@ def child(landing: Path, data: Path, stage: str) -> dict:
     resources = {"lake": code_location.resources["lake"].__class__(
         landing_dir=str(landing), data_dir=str(data)
     )}  # fmt: skip
-    quiet = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+    quiet: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     if stage == "ingest":
         ingest = dg.AssetSelection.groups("raw", "standardized")
         started, cpu = time.perf_counter(), cpu_seconds()
@@ -83,10 +84,11 @@ def child(landing: Path, data: Path, stage: str) -> dict:
                        resources=resources, run_config=quiet)  # fmt: skip
         return {"seconds": time.perf_counter() - started, "cpu": cpu_seconds() - cpu}
     events = data / "lake" / "standardized" / "events" / f"{KEY}.parquet"
+    config = {**quiet, "ops": {"sft_examples": {"config": {"workers": workers}}}}
     started, cpu = time.perf_counter(), cpu_seconds()
     result = dg.materialize(everything, selection=dg.AssetSelection.assets("sft_examples"),
                             partition_key=KEY, instance=instance, resources=resources,
-                            run_config=quiet)  # fmt: skip
+                            run_config=config)  # fmt: skip
     seconds, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     [event] = result.get_asset_materialization_events()
     metadata = {k: v.value for k, v in event.materialization.metadata.items()}
@@ -97,8 +99,23 @@ def child(landing: Path, data: Path, stage: str) -> dict:
         "tokens": metadata["tokens_total"],
         "skipped": sum(metadata["episodes_skipped_by_reason"].values()),
         "events_mb": events.stat().st_size / 1e6,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "workers": metadata["workers"],
+        # the largest single process: the writer, or one worker if a worker grew larger
+        "peak_rss_mb": max(
+            resource.getrusage(who).ru_maxrss / 1024
+            for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+        ),
     }
+
+
+COLUMNS = ("episodes", "input MB", "examples", "workers", "wall s", "CPU s", "episodes/s/core",
+           "examples/s/core", "MB/s/core", "Mtok/s/core", "episodes/s", "peak RSS MB",
+           "ingest wall s", "ingest CPU s", "ingest episodes/s")  # fmt: skip
+
+
+def _run(command: list[str]) -> dict[str, Any]:
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -106,16 +123,17 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument("--episodes", type=int, nargs="+", default=[1_000, 5_000])
+    parser.add_argument(
+        "--workers", type=int, nargs="+", default=[1, 0], help="SFT workers per run (0: auto)"
+    )
     parser.add_argument("--out", type=Path, default=HERE / "out" / "sft")
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        landing, data, stage = args.child
-        print(json.dumps(child(Path(landing), Path(data), stage)))
+        landing, data, stage, workers = args.child
+        print(json.dumps(child(Path(landing), Path(data), stage, int(workers))))
         return
-    columns = ("episodes", "input MB", "examples", "wall s", "cpu s", "episodes/s", "examples/s",
-               "MB/s", "Mtokens/s", "peak RSS MB", "ingest MB/s")  # fmt: skip
-    print(" ".join(f"{c:>11}" for c in columns))
+    print(" | ".join(COLUMNS))
     for episodes in args.episodes:
         work = args.out / f"{episodes}"
         landing = work / "landing"
@@ -123,16 +141,19 @@ def main() -> None:
         subprocess.run(["rm", "-rf", str(work / "data")], check=True)
         command = [sys.executable, __file__, "--child", str(landing), str(work / "data")]
         # ingest in its own process, so the peak RSS reported is the SFT step's alone
-        ingested = subprocess.run([*command, "ingest"], check=True, capture_output=True, text=True)
-        ingest_cpu = json.loads(ingested.stdout.strip().splitlines()[-1])["cpu"]
-        done = subprocess.run([*command, "sft"], check=True, capture_output=True, text=True)
-        r = json.loads(done.stdout.strip().splitlines()[-1])
-        s = r["cpu"]  # rates per core: CPU seconds of the one process doing the work
-        figures = (episodes, f"{size / 1e6:.1f}", r["examples"], f"{r['seconds']:.1f}", f"{s:.1f}",
-                   f"{episodes / s:.1f}", f"{r['examples'] / s:.1f}", f"{size / 1e6 / s:.2f}",
-                   f"{r['tokens'] / 1e6 / s:.2f}", f"{r['peak_rss_mb']:.0f}",
-                   f"{size / 1e6 / ingest_cpu:.2f}")  # fmt: skip
-        print(" ".join(f"{f:>11}" for f in figures), flush=True)
+        ingest = _run([*command, "ingest", "1"])
+        for workers in args.workers:
+            r = _run([*command, "sft", str(workers)])
+            cpu = r["cpu"]  # per core: CPU seconds of the process and its workers
+            figures = (
+                episodes, f"{size / 1e6:.1f}", r["examples"], r["workers"],
+                f"{r['seconds']:.1f}", f"{cpu:.1f}", f"{episodes / cpu:.0f}",
+                f"{r['examples'] / cpu:.0f}", f"{size / 1e6 / cpu:.2f}",
+                f"{r['tokens'] / 1e6 / cpu:.2f}", f"{episodes / r['seconds']:.0f}",
+                f"{r['peak_rss_mb']:.0f}", f"{ingest['seconds']:.1f}", f"{ingest['cpu']:.1f}",
+                f"{episodes / ingest['cpu']:.0f}",
+            )  # fmt: skip
+            print(" | ".join(str(f) for f in figures), flush=True)
 
 
 if __name__ == "__main__":

@@ -220,8 +220,28 @@ def sample_batches(seed: int = 6) -> list[list[dict[str, Any]]]:
     ]  # fmt: skip
 
 
+def _vary(value: Any, step: int, key: str = "") -> Any:
+    """The template's value made this step's own, as real steps differ: every text of more
+    than a few words gets the step's number, planted values included."""
+    if isinstance(value, dict):
+        return {k: _vary(v, step, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_vary(v, step, key) for v in value]
+    if not isinstance(value, str) or len(value) < 24:
+        return value
+    value = value.replace("ana.garcia@", f"ana.garcia.{step}@").replace("0412", f"{step:04d}")
+    if key == "url":
+        return f"{value}{'&' if '?' in value else '?'}step={step}"
+    if value.lstrip().startswith("-") or key in ("code", "action"):
+        return f"{value}# step {step}\n"  # a YAML or Python comment: still an action list
+    if value.lstrip().startswith("<"):
+        return value.replace("</body>", f"<p>Step {step} of the run.</p></body>")
+    return f"{value} (step {step})"
+
+
 def scale_batches(batches: int, steps: int = 50, seed: int = 8) -> list[list[dict[str, Any]]]:
-    """`batches` batches of `steps` MED/HIGH steps each, one run per batch, secrets planted."""
+    """`batches` batches of `steps` HIGH steps each, one run per batch, secrets planted; every
+    step's texts are its own (caches of repeated texts cannot flatter a benchmark)."""
     rng = random.Random(seed)
     out = []
     for _ in range(batches):
@@ -229,7 +249,7 @@ def scale_batches(batches: int, steps: int = 50, seed: int = 8) -> list[list[dic
         user, run = _ids(rng), _ids(rng)
         batch = []
         for step in range(steps):
-            record = dict(template[0][step % 2])
+            record = _vary(template[0][step % 2], step)
             record |= {"user_id": user, "run_id": run, "step": step}
             batch.append(record)
         out.append(batch)

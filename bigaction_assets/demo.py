@@ -18,6 +18,7 @@ JOB_NAME = "build_dataset"
 FILES_JOB_NAME = "write_sft_files"
 RELEASE_JOB_NAME = "publish_release"
 LEADERBOARD_JOB_NAME = "rank_models"
+REWARD_JOB_NAME = "build_reward_examples"
 PARTITIONS = "datasets"
 # Runs are recorded in the instance for the UI; the terminal gets warnings and the summary.
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -64,6 +65,13 @@ def materialize_all(paths: Paths) -> dict[str, bool]:
     )
     outcome["leaderboard"] = ranked.success
     print(f"  {'ok    ' if ranked.success else 'FAILED'} leaderboard", flush=True)
+    # Reward (#7): items into the annotation app's store, its labels, and the reward sets
+    # (from the bundled annotated ProactiveBench data until people label in `make annotate`).
+    reward = definitions.resolve_job_def(REWARD_JOB_NAME).execute_in_process(
+        instance=instance, raise_on_error=False, run_config=QUIET
+    )
+    outcome["reward examples"] = reward.success
+    print(f"  {'ok    ' if reward.success else 'FAILED'} reward examples", flush=True)
     # The release stays a local folder unless BIGACTION_HUB_REPO and HF_TOKEN are set.
     release = definitions.resolve_job_def(RELEASE_JOB_NAME).execute_in_process(
         instance=instance, raise_on_error=False, run_config=QUIET
@@ -142,11 +150,15 @@ def summary(paths: Paths) -> str:
         f"Release (Hub):    {paths.lake.parent / 'release'}  (README.md, data/<config>/*.parquet)",
         f"Benchmark:        {board.parent}  (leaderboard.md, leaderboard.svg; tables "
         "benchmark_snapshot, eval_results, leaderboard)",
+        f"Reward sets:      {paths.lake.parent / 'reward' / 'llama_factory'}  (judge_*.jsonl, "
+        "preference_*.jsonl, dataset_info.json)",
         "",
         "Next:",
         "  make ui                       # the Dagster UI on this data, http://127.0.0.1:3000",
         f'  .venv/bin/duckdb {paths.catalog} "select source, count(*) from episodes group by 1"',
         "  make sql Q=sql/rejects_by_reason.sql   # the queries in sql/",
+        "  make annotate                 # the annotation app, http://127.0.0.1:8800 "
+        "(accounts: see README)",
     ]
     return "\n".join(lines)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -102,16 +102,46 @@ def iter_partition_batches(
         yield from parquet.read_row_group(index).to_batches(max_chunksize=batch_rows)
 
 
+def _table_files(lake: Path, group: str, asset: str, partition: str | None) -> list[Path]:
+    if partition is not None:
+        return [partition_path(lake, group, asset, partition)]
+    return sorted(table_dir(lake, group, asset).glob("*.parquet"))
+
+
+def iter_rows_and_sample(
+    lake: Path,
+    group: str,
+    asset: str,
+    light: list[str],
+    heavy: list[str],
+    sampled: Callable[[int, dict[str, Any]], bool],
+    partition: str | None = None,
+) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """Every row's `light` columns, with its `heavy` columns for the rows `sampled(position,
+    light row)` picks (else None): a check sees every row's counts and re-reads the long texts
+    of a sample, which are converted to Python for those rows only."""
+    position = 0
+    for path in _table_files(lake, group, asset, partition):
+        parquet = pq.ParquetFile(path)
+        for index in range(parquet.num_row_groups):
+            rows = parquet.read_row_group(index, columns=light).to_pylist()
+            picked = [k for k, row in enumerate(rows) if sampled(position + k, row)]
+            texts = (
+                parquet.read_row_group(index, columns=heavy).take(picked).to_pylist()
+                if picked
+                else []
+            )
+            chosen = dict(zip(picked, texts, strict=True))
+            for k, row in enumerate(rows):
+                yield row, chosen.get(k)
+            position += len(rows)
+
+
 def iter_table_rows(
     lake: Path, group: str, asset: str, columns: list[str], partition: str | None = None
 ) -> Iterator[dict[str, Any]]:
     """Rows of one partition of a table, or of all of them, one row group in memory at a time."""
-    paths = (
-        [partition_path(lake, group, asset, partition)]
-        if partition is not None
-        else sorted(table_dir(lake, group, asset).glob("*.parquet"))
-    )
-    for path in paths:
+    for path in _table_files(lake, group, asset, partition):
         parquet = pq.ParquetFile(path)
         for index in range(parquet.num_row_groups):
             yield from parquet.read_row_group(index, columns=columns).to_pylist()

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pandera.polars as pa
 
-from bigaction_assets.lake import PartitionWriter
-from bigaction_assets.schemas import validated_table
+from bigaction_assets.lake import PartitionWriter, open_partition
+from bigaction_assets.schemas import arrow_schema, validated_table
 
 # Bounds on what is held before a flush: rows, and characters of text (pages run to megabytes).
 MAX_ROWS = 5_000
@@ -36,3 +37,33 @@ class ValidatedSink:
             self.writer.write(validated_table(self.model, self.rows))
         self.rows = []
         self.chars = 0
+
+
+class PendingPartitions:
+    """Rows of many small partitions of one table, validated together (a contract check has a
+    fixed cost far above a small partition's rows), then each written whole to its own file."""
+
+    def __init__(self, lake: Path, group: str, asset: str, model: type[pa.DataFrameModel]) -> None:
+        self.lake, self.group, self.asset, self.model = lake, group, asset, model
+        self.parts: list[tuple[str, int]] = []
+        self.rows: list[dict[str, Any]] = []
+        self.chars = 0
+
+    def add(self, partition: str, rows: list[dict[str, Any]]) -> None:
+        """All rows of one partition (none: the partition is written empty)."""
+        self.parts.append((partition, len(rows)))
+        self.rows += rows
+        self.chars += sum(len(v) for row in rows for v in row.values() if isinstance(v, str))
+        if len(self.rows) >= MAX_ROWS or self.chars >= MAX_CHARS:
+            self.flush()
+
+    def flush(self) -> None:
+        table = validated_table(self.model, self.rows) if self.rows else None
+        schema = arrow_schema(self.model)
+        offset = 0
+        for partition, count in self.parts:
+            with open_partition(self.lake, self.group, self.asset, partition, schema) as writer:
+                if count and table is not None:
+                    writer.write(table.slice(offset, count))
+            offset += count
+        self.parts, self.rows, self.chars = [], [], 0

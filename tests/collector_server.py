@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import http.client
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import orjson
-import uvicorn
+from asgi_server import serving
 
 from bigaction_assets.collector.app import CollectorSettings, create_app
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
@@ -24,24 +21,8 @@ TEST_KEY = b"collector-test-key-0123456789abcdef"
 def running_collector(landing: Path, **settings: Any) -> Iterator[tuple[str, int]]:
     """(host, port) of a collector landing into `landing`; stopped on exit."""
     app = create_app(CollectorSettings(landing, Pseudonymizer(TEST_KEY), **settings))
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", backlog=256)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the collector did not start")
-        time.sleep(0.01)
-    try:
-        yield sock.getsockname()
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
+    with serving(app, "collector", lifespan="on") as address:
+        yield address
 
 
 def post(

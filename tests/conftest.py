@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from bigaction_assets import ingest, lake
 from bigaction_assets.schemas import frame
@@ -25,6 +26,14 @@ from bigaction_assets.sources.base import SourceAdapter
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 SHARED_DATA = ROOT.parent / "shared" / "data"
+
+# Property tests take their example counts from a profile: `ci` (the default) keeps the suite
+# fast; `thorough` is for hunting survivors locally, e.g.
+# `pytest tests/test_privacy_property.py --hypothesis-profile=thorough --hypothesis-seed=7`.
+_PROPERTY = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("ci", max_examples=300, **_PROPERTY)
+settings.register_profile("thorough", max_examples=20_000, **_PROPERTY)
+settings.load_profile("ci")
 
 STANDARDIZED_MODELS = {
     "episodes": EpisodeSchema,

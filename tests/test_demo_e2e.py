@@ -87,6 +87,8 @@ def expected_sources(landing: Path) -> set[str]:
         sources.add("mind2web")
     if (landing / "the_wave" / THE_WAVE_LANDING.name).exists():
         sources.add("the-wave")
+    if (landing / "proactive").is_dir():
+        sources.add("proactive")
     return sources
 
 
@@ -154,3 +156,20 @@ def test_demo_builds_a_snapshot_and_a_leaderboard_from_the_bundled_predictions(d
     assert query.returncode == 0, query.stderr
     assert {"demo-careful", "demo-hasty"} <= first_column(query.stdout)
     assert (demo.root / "data" / "benchmark" / "leaderboard.svg").read_text().startswith("<svg")
+
+
+def test_demo_builds_reward_examples_from_the_bundled_annotated_data(demo: DemoRun) -> None:
+    assert demo.result.returncode == 0
+    assert "ok     reward examples" in demo.result.stdout
+    query = duckdb_cli(
+        "-csv",
+        "-noheader",
+        str(demo.catalog),
+        "select category, count(*) from reward_examples where kind = 'judge' and split = 'test' "
+        "group by 1 order by 1",
+    )
+    assert query.returncode == 0, query.stderr
+    assert query.stdout.split() == ["CD,30", "CR,30", "FA,30", "MN,30"]
+    out = demo.root / "data" / "reward" / "llama_factory"
+    assert {p.name for p in out.iterdir()} >= {"dataset_info.json", "judge_test.jsonl"}
+    assert (demo.root / "data" / "annotate" / "store.sqlite3").is_file(), "items for the app"

@@ -384,3 +384,21 @@ def test_validated_sink_refuses_a_bad_batch(tmp_lake):
 def test_contracts_are_strict_and_coerce(model):
     schema = model.to_schema()
     assert (schema.strict, schema.coerce) == (True, True)
+
+
+def test_rows_and_sample_reads_long_columns_of_the_sample_only(tmp_path):
+    schema = pa.schema([("id", pa.int64()), ("text", pa.string())])
+    with lake.open_partition(tmp_path, "g", "t", "p", schema) as writer:
+        for start in (0, 3):  # two row groups: positions run on across them
+            ids = list(range(start, start + 3))
+            writer.write(pa.table({"id": ids, "text": [f"text {i}" for i in ids]}, schema=schema))
+    assert pq.ParquetFile(lake.partition_path(tmp_path, "g", "t", "p")).num_row_groups == 2
+    seen = []
+
+    def every_other(position: int, row: dict) -> bool:
+        seen.append((position, row["id"]))
+        return position % 2 == 0
+
+    rows = list(lake.iter_rows_and_sample(tmp_path, "g", "t", ["id"], ["text"], every_other, "p"))
+    assert seen == [(i, i) for i in range(6)]
+    assert rows == [({"id": i}, {"text": f"text {i}"} if i % 2 == 0 else None) for i in range(6)]

@@ -10,7 +10,7 @@ import string
 from urllib.parse import quote_plus
 
 import orjson
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from stdnum import iban, luhn
 
@@ -96,9 +96,16 @@ def _forms(secret: str) -> set[str]:
     return forms
 
 
-def _place(field: str, secret: str, before: str, after: str) -> dict:
+# How secrets sit in real text: between spaces, quoted, in parentheses or cells, after a label.
+WRAPS = [(" ", " "), ("\n", "\n"), ("(", ")"), ('"', '"'), ("'", "'"), ("[", "]"), ("<", ">"),
+         ("<td>", "</td>"), (": ", "."), (":", ","), ("=", "&"), ("\t", ";")]  # fmt: skip
+
+
+def _place(
+    field: str, secret: str, before: str, after: str, wrap: tuple[str, str] = WRAPS[0]
+) -> dict:
     """A HIGH step record holding the secret in `field`."""
-    text = f"{before} {secret} {after}"
+    text = f"{before}{wrap[0]}{secret}{wrap[1]}{after}"
     fields = {
         "objective": {"objective": text},
         "instruction": {"instruction": text},
@@ -131,29 +138,34 @@ def _envelope(record: dict) -> dict:
     return orjson.loads(intake.lines[0])
 
 
+PLACEHOLDER = re.compile(r"<[A-Z_]+_[0-9a-f]{8}>")
+
+
 def _landed(record: dict) -> str:
-    """The stored record, lower-cased (the envelope around it holds only our own fields)."""
-    return orjson.dumps(_envelope(record)["record"]).decode().lower()
+    """The stored record without its placeholders, lower-cased (the envelope around it holds
+    only our own fields)."""
+    return PLACEHOLDER.sub("", orjson.dumps(_envelope(record)["record"]).decode()).lower()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     kind=st.sampled_from(sorted(SECRETS)),
     data=st.data(),
     field=st.sampled_from(FIELDS),
     before=FILLER,
     after=FILLER,
+    wrap=st.sampled_from(WRAPS),
 )
-def test_a_generated_secret_in_any_field_never_survives(kind, data, field, before, after) -> None:
+def test_a_generated_secret_in_any_field_never_survives(
+    kind, data, field, before, after, wrap
+) -> None:
     secret = data.draw(SECRETS[kind], label="secret")
     if field == "url_path":
         assume(kind not in ("ipv6",))  # `:` would make it a port, not a path
-    landed = _landed(_place(field, secret, before, after))
+    landed = _landed(_place(field, secret, before, after, wrap))
     for form in _forms(secret):
         assert form not in landed, f"{kind} {secret!r} survived in {field}"
 
 
-@settings(max_examples=100, deadline=None)
 @given(token=bearers, field=st.sampled_from(["code", "engine_log", "world_model_output"]))
 def test_a_bearer_token_never_survives(token, field) -> None:
     header = f"Authorization: Bearer {token}"
@@ -161,20 +173,45 @@ def test_a_bearer_token_never_survives(token, field) -> None:
     assert token.lower() not in landed
 
 
-@settings(max_examples=100, deadline=None)
-@given(
-    password=st.text(ALNUM + "!#%&*-_.", min_size=6, max_size=24).filter(
-        lambda p: any(c.isalpha() for c in p)
-    )
+LOGIN_FORM = "<form><input type='text' id='user'><input type='password' id='pw' name='pass'></form>"
+# Every way an agent types into the password field of LOGIN_FORM that the intake understands.
+TYPING = {
+    "selenium_id": 'driver.find_element(By.ID, "pw").send_keys("{p}")',
+    "selenium_xpath": "driver.find_element(By.XPATH, '/html/body/form/input[2]').send_keys('{p}')",
+    "selenium_variable": 'box = driver.find_element(By.NAME, "pass")\nbox.send_keys("{p}")',
+    "playwright": 'page.fill("#pw", "{p}")',
+    "browsergym": "fill('pw', '{p}')",
+    "yaml": "- actions:\n    - action:\n        args:\n          xpath: /html/body/form/input[2]\n"
+    "          value: '{p}'\n        name: setValueAndEnter\n",
+}
+PASSWORDS = st.text(ALNUM + "!#%&*-_.", min_size=6, max_size=24).filter(
+    lambda p: any(c.isalpha() for c in p)
 )
-def test_a_password_typed_into_a_password_field_never_survives(password) -> None:
+
+
+def _values(value: object, skip: str = "action_names") -> list[str]:
+    """Every string value of a landed record (not its keys, nor placeholders), but the action
+    names."""
+    if isinstance(value, str):
+        return [PLACEHOLDER.sub("", value)]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() if k != skip for s in _values(v, skip)]
+    if isinstance(value, list):
+        return [s for item in value for s in _values(item, skip)]
+    return []
+
+
+@given(password=PASSWORDS, how=st.sampled_from(sorted(TYPING)))
+def test_a_password_typed_into_a_password_field_never_survives(password, how) -> None:
     record = {
-        "user_id": "u-1", "run_id": "r-1", "step": 0, "level": "HIGH",
-        "html": "<form><input type='text' id='user'><input type='password' id='pw'></form>",
-        "code": f'driver.find_element(By.ID, "pw").send_keys("{password}")',
+        "user_id": "u-1", "run_id": "r-1", "step": 0, "level": "HIGH", "html": LOGIN_FORM,
+        "code": TYPING[how].replace("{p}", password),
         "world_model_output": f"I typed {password} into the form",
     }  # fmt: skip
-    assert password.lower() not in _landed(record)
+    landed = _values(_envelope(record)["record"])
+    # as a token of its own: `elemen` inside `find_element` is code, not the password
+    alone = re.compile(rf"(?<!\w){re.escape(password)}(?!\w)")
+    assert not [text for text in landed if alone.search(text)], how
 
 
 UNIQUE_IDS = st.text(ALNUM + "@._-", min_size=8, max_size=64).filter(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bigaction_assets.sft.arguments import decode_arguments
+from bigaction_assets.sft.arguments import NOT_A_LITERAL, decode_arguments, python_literal
 from bigaction_assets.sft.tools import KNOWN_TOOLS, infer_spec, tools_for_calls
 
 
@@ -66,3 +69,49 @@ def test_tools_for_calls_offers_action_space_and_infers_the_rest():
     # a known name called with arguments its spec lacks gets an inferred spec, not a crash
     [click] = tools_for_calls([("click", {"element_id": "1121"})])
     assert list(click.properties) == ["element_id"]
+
+
+def _reference_literal(text: str):
+    try:
+        return ("literal", ast.literal_eval(text))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return ("not a literal",)
+
+
+def _ours(text: str):
+    value = python_literal(text)
+    return ("not a literal",) if value is NOT_A_LITERAL else ("literal", value)
+
+
+# Texts that look like ADP arguments, like code, and like the corners of Python's tokenizer.
+_PIECES = st.sampled_from(
+    ['"', "'", "\\", "\n", "\r", "\t", " ", "#", "\x0c", "\x00", "-", "+", ".", "0", "7", "j",
+     "(", ")", "[", "]", "{", "}", ",", ":", "True", "None", "set(", "r", "b", "u", "x", "_",
+     "import os", "/testbed/a.py", "93", "é"]
+)  # fmt: skip
+_LITERALS = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=3), inner, max_size=2)
+    ),
+    max_leaves=6,
+).map(repr)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_LITERALS, st.lists(_PIECES, max_size=8).map("".join), st.text(max_size=12)))
+def test_python_literal_agrees_with_literal_eval(text):
+    """The fast paths give what `ast.literal_eval` gives, for every text."""
+    assert _ours(text) == _reference_literal(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['"93"', "'x'", "0", "-12", "007", "True", " None ", "\n5", "# c\n5", "\\\n5", "(1, 2)",
+     "[1]", "u'x'", "set()", '"a\\nb"', "1_000", "1e3", "Trueish", "/testbed/a.py", "ls -la",
+     "def f():\n    pass", '"a\rb"', '"\x00"', "9" * 5000, ""],
+)  # fmt: skip
+def test_python_literal_corner_cases(text):
+    assert _ours(text) == _reference_literal(text)

@@ -16,7 +16,9 @@ from bigaction_assets.definitions import defs
 from bigaction_assets.lake import query_connection
 from bigaction_assets.schemas import frame
 from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
+from bigaction_assets.sft import examples as sft_examples_module
 from bigaction_assets.sft import windows
+from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.splits import assign_split
 from bigaction_assets.sft.validate import PROBLEM_FINDERS
 
@@ -123,6 +125,19 @@ def test_files_are_byte_identical_on_a_rerun(build, pipeline, dagster_lake, ephe
     assert digests() == first
 
 
+def test_worker_processes_write_the_same_partition_bytes(build, dagster_lake):
+    dagster_lake.add_bundled("adp", "nnetnav-wa")
+    partition = dagster_lake.root / "sft" / "sft_examples" / "adp.nnetnav-wa.parquet"
+    small = {"max_tokens": 3000, "observation_tokens": 800}  # several windows per episode
+    digests = []
+    for workers in (1, 2):
+        config = {"ops": {"sft_examples": {"config": {**small, "workers": workers}}}}
+        result = build("adp.nnetnav-wa", run_config=config)
+        assert result.success and _sft_metadata(result)["workers"] == workers
+        digests.append(hashlib.sha256(partition.read_bytes()).hexdigest())
+    assert digests[0] == digests[1]
+
+
 def test_a_small_context_cuts_episodes_into_windows_that_fit(build, dagster_lake):
     dagster_lake.add_bundled("adp", "nnetnav-wa")
     config = {"ops": {"sft_examples": {"config": {"max_tokens": 3000, "observation_tokens": 800}}}}
@@ -137,11 +152,50 @@ def test_an_undercounting_stage_fails_the_blocking_check(build, dagster_lake, mo
     """The check counts every example again from its stored text, so a windowing that believed
     a wrong count cannot slip an over-long example through."""
     dagster_lake.add_bundled("adp", "nnetnav-wa")
-    monkeypatch.setattr(windows, "example_tokens", lambda renderings: 1)
+    monkeypatch.setattr(windows.LengthCounter, "__call__", lambda counter, turns: 1)
     config = {"ops": {"sft_examples": {"config": {"max_tokens": 3000, "observation_tokens": 800}}}}
     result = build("adp.nnetnav-wa", run_config=config)
     assert not result.success
     assert checks(result)["examples_fit_context"] is False
+
+
+def _without_call_ids(conversation):
+    """An openai renderer with a bug: tool calls lose their ids."""
+    example = render_openai(conversation)
+    for message in example["messages"]:
+        for call in message.get("tool_calls") or []:
+            call.pop("id")
+    return example
+
+
+def _sft_metadata(result: dg.ExecuteInProcessResult) -> dict[str, Any]:
+    [materialization] = [
+        e.materialization
+        for e in result.get_asset_materialization_events()
+        if e.materialization.asset_key.to_user_string() == "sft_examples"
+    ]
+    return {key: value.value for key, value in materialization.metadata.items()}
+
+
+def test_an_invalid_rendering_keeps_its_episode_out_and_says_why(build, dagster_lake, monkeypatch):
+    dagster_lake.add_bundled("adp", "synatra")
+    monkeypatch.setitem(sft_examples_module.RENDERERS, "openai", _without_call_ids)
+    result = build("adp.synatra")
+    assert result.success
+    metadata = _sft_metadata(result)
+    assert metadata["dagster/row_count"] == 0
+    assert metadata["episodes_skipped_by_reason"] == {"invalid_for_consumer": 5}
+    assert "tool call without id" in json.dumps(metadata["episodes_skipped"])
+
+
+def test_a_stored_example_a_consumer_refuses_fails_the_check(build, dagster_lake, monkeypatch):
+    """Were the stage's own validation bypassed, the check reading the stored text fails."""
+    dagster_lake.add_bundled("adp", "synatra")
+    monkeypatch.setitem(sft_examples_module.RENDERERS, "openai", _without_call_ids)
+    monkeypatch.setattr(sft_examples_module, "rendering_problems", lambda renderings: [])
+    result = build("adp.synatra")
+    assert not result.success
+    assert checks(result)["examples_valid_for_consumers"] is False
 
 
 def test_sft_examples_metadata(build, dagster_lake):

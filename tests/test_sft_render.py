@@ -11,14 +11,21 @@ from conftest import run_ingest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bigaction_assets.sft.conversation import NO_OBSERVATION, ToolCall, build_conversation
+from bigaction_assets.sft.conversation import (
+    NO_OBSERVATION,
+    Conversation,
+    ToolCall,
+    build_conversation,
+)
 from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_format import parse_function_blocks, render_openhands
 from bigaction_assets.sft.sharegpt_format import (
     dataset_info,
     function_call_json,
     render_sharegpt,
+    tools_json,
 )
+from bigaction_assets.sft.tools import KNOWN_TOOLS, infer_spec
 from bigaction_assets.sft.validate import openai_problems, openhands_problems, sharegpt_problems
 from bigaction_assets.sources.adp import ADAPTER as ADP
 from bigaction_assets.sources.mind2web import ADAPTER as MIND2WEB
@@ -168,3 +175,11 @@ def test_function_call_text_is_exactly_json_dumps(name, arguments):
     call = ToolCall("call_1", name, arguments)
     expected = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
     assert function_call_json(call) == expected
+
+
+def test_tools_json_is_json_dumps_of_the_functions():
+    specs = [KNOWN_TOOLS["click"], KNOWN_TOOLS["fill"], infer_spec("ajouter", [{"quantité": 2}])]
+    conv = Conversation("t/1", "s", specs, [])
+    expected = json.dumps([spec.as_function() for spec in specs], ensure_ascii=False)
+    assert tools_json(conv) == expected
+    assert tools_json(Conversation("t/2", "s", [], [])) == "[]"

@@ -5,25 +5,22 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_ingest
+from bundled import bundled_episodes
 
 from bigaction_assets.sft.conversation import build_conversation
+from bigaction_assets.sft.counting import conversation_tokens
 from bigaction_assets.sft.lengths import FORMAT_TOKENS
 from bigaction_assets.sft.observations import make_observation_renderer
 from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_format import render_openhands
 from bigaction_assets.sft.sharegpt_format import render_sharegpt
 from bigaction_assets.sft.validate import openai_problems, openhands_problems, sharegpt_problems
-from bigaction_assets.sft.windows import conversation_tokens, split_into_windows
-from bigaction_assets.sources.adp import ADAPTER as ADP
-from bigaction_assets.sources.mind2web import ADAPTER as MIND2WEB
+from bigaction_assets.sft.windows import split_into_windows
 from bigaction_assets.tokens import count_tokens_uncached
 
-LANDING = Path(__file__).resolve().parents[1] / "landing"
 FORMATS = {
     "openai": (render_openai, openai_problems),
     "sharegpt": (render_sharegpt, sharegpt_problems),
@@ -147,25 +144,7 @@ def test_impossible_budget_raises():
         split_into_windows(conv, 50)
 
 
-def _samples() -> list[tuple[str, dict[str, Any], list[dict[str, Any]], dict[str, str]]]:
-    files = [(ADP, path) for path in sorted((LANDING / "adp").glob("*.json"))]
-    files.append((MIND2WEB, LANDING / "mind2web" / "train_demo.json"))
-    samples = []
-    for adapter, path in files:
-        ingested = run_ingest(adapter, path.stem, [path], LANDING)
-        pages = {
-            row["html_sha"]: row["cleaned_html"] or row["raw_html"]
-            for row in ingested.rows("dom_snapshots")
-        }
-        by_episode: dict[str, list[dict[str, Any]]] = {}
-        for event in ingested.rows("events"):
-            by_episode.setdefault(event["episode_id"], []).append(event)
-        for ep in ingested.rows("episodes"):
-            samples.append((path.stem, ep, by_episode.get(ep["episode_id"], []), pages))
-    return samples
-
-
-SAMPLES = _samples()
+SAMPLES = bundled_episodes()
 
 
 @pytest.mark.parametrize(("max_tokens", "observation_tokens"), [(2048, 256), (8192, 2048)])

@@ -14,6 +14,7 @@ from typing import Any
 import dagster as dg
 import orjson
 import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 import pytest
 
 from bigaction_assets.definitions import defs
@@ -29,6 +30,8 @@ DAY_BUILD = dg.AssetSelection.assets(
     "raw_records", "sft_examples", "telemetry_report"
 ) | dg.AssetSelection.groups("standardized")
 FORGET = "forget_users"
+ANA = Pseudonymizer.from_env(dev=True).user("ana.garcia@example.org")
+ANA_TASK = "Log in to billing.acme.example.com as"  # her objective, scrubbed: still hers
 PLANTED = ["ana.garcia@example.org", "ana.garcia%40example.org", "Tr0ub4dor&3x", "(415) 555-0187",
            "415-555-0164", "4111 1111 1111 1111", "DE89 3704 0044 0532 0130 00",
            "DE89370400440532013000", "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI", "10.12.0.7",
@@ -72,6 +75,10 @@ def built(code_location, tmp_path_factory) -> Iterator[tuple[Any, dg.DagsterInst
         resources = {"lake": target.resource}
         raw = dg.materialize(everything, instance=instance, resources=resources, tags=ranged,
                              selection=dg.AssetSelection.assets("raw_telemetry"))  # fmt: skip
+        # a damaged line of the sender forgotten below, with no run: rejected, so kept as text
+        first = batch_files(target.landing)[batches[0]]
+        damaged = {"batch_id": batches[0], "user": ANA, "session": ANA, "step": 7, "record": {}}
+        first.write_bytes(first.read_bytes() + orjson.dumps(damaged) + b"\n")
         day = dg.materialize(everything, instance=instance, resources=resources,
                              partition_key=DAY, selection=DAY_BUILD)  # fmt: skip
         assert raw.success and day.success
@@ -150,63 +157,104 @@ def _checks(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
     }
 
 
+def stored_text(root: Path, skip: str = "/privacy/") -> str:
+    """Everything written under `root` as text: each Parquet file decoded (zstd pages hide
+    their bytes) with its footer (column statistics, key-value metadata), other files raw."""
+    parts = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and skip not in str(p)):
+        if path.suffix == ".parquet":
+            parquet = pq.ParquetFile(path)
+            parts += [orjson.dumps(parquet.read().to_pylist(), default=str).decode(),
+                      str(parquet.metadata.to_dict()), str(parquet.schema_arrow.metadata)]  # fmt: skip
+        else:
+            parts.append(path.read_bytes().decode("latin-1"))
+    return "\n".join(parts)
+
+
+def run_logs(instance: dg.DagsterInstance) -> str:
+    """Every event of every run, metadata included: what Dagster's own storage keeps."""
+    return "\n".join(str(e) for r in instance.get_runs() for e in instance.all_logs(r.run_id))
+
+
+def _release(
+    everything: list, instance: dg.DagsterInstance, target: Any
+) -> dg.ExecuteInProcessResult:
+    assets = [a for a in everything if not (isinstance(a, dg.AssetsDefinition) and dg.AssetKey("hub_release") in a.keys)]  # fmt: skip
+    return dg.materialize(
+        [*assets, release_asset(HubResource())], instance=instance,
+        resources={"lake": target.resource}, raise_on_error=False,
+        selection=dg.AssetSelection.assets("hub_release"),
+    )  # fmt: skip
+
+
 def test_a_forgotten_sender_is_erased_everywhere(built, code_location) -> None:
     target, instance = built
     everything = [*code_location.assets, *code_location.asset_checks]
-    pseudonym = Pseudonymizer.from_env(dev=True).user("ana.garcia@example.org")
+    resources = {"lake": target.resource}
     theirs = {
         r["episode_id"]
         for r in rows(target.root, "telemetry", "raw_telemetry")
-        if r["user_pseudonym"] == pseudonym
+        if r["user_pseudonym"] == ANA
     }
     assert len(theirs) == 1
-    record_request(target.landing, pseudonym, via="cli")
+    # before: SFT files and a release hold her run; her damaged line is a reject, kept as text
+    files = dg.materialize(everything, instance=instance, resources=resources,
+                           selection=dg.AssetSelection.assets("sft_files"))  # fmt: skip
+    assert files.success and _release(everything, instance, target).success
+    assert ANA_TASK in stored_text(target.data / "sft") and ANA_TASK in stored_text(
+        target.data / "release"
+    )
+    assert [r for r in rows(target.root, "standardized", "rejects") if ANA in (r["raw_text"] or "")]
+    everything_stored = stored_text(target.data)
+    sent = [r for line in SAMPLE.read_bytes().splitlines() for r in orjson.loads(line)]
+    for raw in PLANTED + [r["user_id"] for r in sent] + [r["run_id"] for r in sent]:
+        assert raw not in everything_stored, raw  # no raw id or secret in any byte written
+    assert ANA_TASK not in run_logs(instance), "previews keep senders' texts out of run storage"
 
+    record_request(target.landing, ANA, via="cli")
     forget_job = code_location.resolve_job_def(FORGET)
     check_keys = [
         k
         for k in forget_job.asset_layer.asset_graph.asset_check_keys
         if k.name == "forgotten_users_absent"
     ]
-    before = dg.materialize(everything, instance=instance, resources={"lake": target.resource},
+    before = dg.materialize(everything, instance=instance, resources=resources,
                             selection=dg.AssetSelection.checks(*check_keys), raise_on_error=False)  # fmt: skip
-    failed = {k for k, passed in _checks(before).items() if not passed}
-    assert {"raw_telemetry", "raw_records", "episodes", "events", "sft_examples"} <= {
-        k.split(":")[0] for k in failed
-    }
+    failed = {k.split(":")[0] for k, passed in _checks(before).items() if not passed}
+    assert failed == {"raw_telemetry", "raw_records", "episodes", "events", "rejects",
+                      "sft_examples", "hub_release"}  # fmt: skip
 
-    refused = dg.materialize(
-        [*(a for a in everything if not (isinstance(a, dg.AssetsDefinition) and dg.AssetKey("hub_release") in a.keys)), release_asset(HubResource())],
-        instance=instance, resources={"lake": target.resource},
-        selection=dg.AssetSelection.assets("hub_release"), raise_on_error=False,
-    )  # fmt: skip
+    refused = _release(everything, instance, target)
     assert not refused.success
     [failure] = [e for e in refused.all_events if e.is_step_failure]
     assert "forgotten" in failure.step_failure_data.error.message
 
     erased = dg.materialize(
-        everything,
-        instance=instance,
-        resources={"lake": target.resource},
-        selection=dg.AssetSelection.assets("forgotten_users")
-        | dg.AssetSelection.checks(*check_keys),
-    )
-    assert erased.success
-    assert all(_checks(erased).values()), _checks(erased)
-    for group, asset in TABLES:
-        for row in rows(target.root, group, asset):
-            assert pseudonym not in orjson.dumps(row, default=str).decode()
-            for episode in theirs:
-                assert episode not in orjson.dumps(row, default=str).decode(), (asset, row)
+        everything, instance=instance, resources=resources, raise_on_error=False,
+        selection=dg.AssetSelection.assets("forgotten_users") | dg.AssetSelection.checks(*check_keys),
+    )  # fmt: skip
+    checks = _checks(erased)
+    # the lake is clean at once; the local release until it is published again
+    assert {k for k, passed in checks.items() if not passed} == {
+        "hub_release:forgotten_users_absent"
+    }
+    assert _release(everything, instance, target).success
+    after = dg.materialize(everything, instance=instance, resources=resources,
+                           selection=dg.AssetSelection.checks(*check_keys))  # fmt: skip
+    assert all(_checks(after).values()), _checks(after)
+
+    left = stored_text(target.data)
+    for trace in [ANA, ANA_TASK, *theirs]:
+        assert trace not in left, trace  # no table, SFT file, release shard or card holds her
     landing_text = "".join(p.read_text() for p in batch_files(target.landing).values())
-    assert pseudonym not in landing_text and "<PASSWORD_" not in landing_text
+    assert ANA not in landing_text and "<PASSWORD_" not in landing_text
     pages = {r["html_sha"] for r in rows(target.root, "standardized", "dom_snapshots")}
     used = {r["html_sha"] for r in rows(target.root, "standardized", "events") if r["html_sha"]}
     assert pages == used, "the forgotten sender's pages went with their events"
     [tombstone] = rows(target.root, "privacy", "forgotten_users")
-    assert tombstone["pseudonym"] == pseudonym and tombstone["episode_ids"] == sorted(theirs)
+    assert tombstone["pseudonym"] == ANA and tombstone["episode_ids"] == sorted(theirs)
 
-    rebuilt = dg.materialize(everything, instance=instance, resources={"lake": target.resource},
+    rebuilt = dg.materialize(everything, instance=instance, resources=resources,
                              partition_key=DAY, selection=DAY_BUILD)  # fmt: skip
     assert rebuilt.success, "rebuilding the day from the erased landing brings nothing back"
     assert all(

@@ -4,6 +4,7 @@ or the public development key with `--dev`)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from bigaction_assets.collector.app import MAX_BODY_BYTES, CollectorSettings, cr
 from bigaction_assets.privacy.pseudonyms import KEY_ENV, MissingKey, Pseudonymizer
 from bigaction_assets.settings import Paths
 
+MAX_HEADER_BYTES = 16 * 1024  # the request line and headers; a batch needs a few hundred bytes
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="The BigAction telemetry collector.")
@@ -20,6 +23,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8700)
     parser.add_argument("--landing", type=Path, help="landing folder (default: the project's)")
     parser.add_argument("--max-body-bytes", type=int, default=MAX_BODY_BYTES)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes that scrub and land batches (default: one per core; 0: in-process)",
+    )
+    parser.add_argument(
+        "--max-connections", type=int, default=512, help="beyond this, answer 503 at once"
+    )
     parser.add_argument(
         "--dev",
         action="store_true",
@@ -34,9 +46,23 @@ def main(argv: list[str] | None = None) -> int:
     if pseudonyms.dev:
         print("WARNING: development mode, the pseudonym key is public", file=sys.stderr)
     landing = (args.landing or Paths.from_env().landing).resolve()
-    settings = CollectorSettings(landing, pseudonyms, max_body_bytes=args.max_body_bytes)
+    settings = CollectorSettings(
+        landing, pseudonyms, max_body_bytes=args.max_body_bytes, workers=args.workers
+    )
     print(f"landing batches in {landing / 'telemetry'}", file=sys.stderr)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+    uvicorn.run(
+        create_app(settings),
+        host=args.host,
+        port=args.port,
+        log_level="info",
+        access_log=False,  # an access log is a list of senders' addresses and times
+        proxy_headers=False,
+        server_header=False,
+        limit_concurrency=args.max_connections,
+        timeout_keep_alive=5,
+        http="h11",  # h11 enforces the header limit; httptools has none
+        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+    )
     return 0
 
 

@@ -4,9 +4,9 @@ durably and only then answers 202; `POST /v1/forget` records a forget request; `
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import orjson
@@ -16,37 +16,25 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from bigaction_assets.privacy.forget import ForgetRegistry, record_request
-from bigaction_assets.privacy.pseudonyms import Pseudonymizer
-from bigaction_assets.telemetry.intake import Intake, land_records
-from bigaction_assets.telemetry.landing import new_batch_id
-from bigaction_assets.telemetry.validate import MAX_RECORDS, BatchError, check_batch, decode
+from bigaction_assets.collector.landing_pool import (
+    MAX_BODY_BYTES,
+    CollectorSettings,
+    LandingPool,
+)
+from bigaction_assets.privacy.forget import record_request
+from bigaction_assets.telemetry.validate import BatchError
 
-MAX_BODY_BYTES = 8 * 1024 * 1024
+__all__ = ["MAX_BODY_BYTES", "CollectorSettings", "create_app"]
 MAX_FORGET_BYTES = 4 * 1024
-
-
-@dataclass(frozen=True)
-class CollectorSettings:
-    """Where batches land and how they are checked.
-
-    Attributes:
-        landing: the landing root; batches go to `<landing>/telemetry/<day>/`.
-        max_body_bytes: largest request body; a larger one is refused while it is read.
-    """
-
-    landing: Path
-    pseudonyms: Pseudonymizer
-    max_body_bytes: int = MAX_BODY_BYTES
-    max_records: int = MAX_RECORDS
 
 
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The body, refused with 413 as soon as it is known to exceed `limit` bytes."""
+async def read_body(request: Request, limit: int, seconds: float) -> bytes:
+    """The body, refused with 413 as soon as it is known to exceed `limit` bytes, or with 408
+    when the client takes longer than `seconds` to send it."""
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
@@ -55,48 +43,38 @@ async def read_body(request: Request, limit: int) -> bytes:
             raise BatchError(413, f"the body is {declared} bytes; at most {limit}")
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise BatchError(413, f"the body exceeds {limit} bytes")
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise BatchError(413, f"the body exceeds {limit} bytes")
+                chunks.append(chunk)
+    except TimeoutError as exc:
+        raise BatchError(408, f"the body took more than {seconds:g} s to arrive") from exc
     return b"".join(chunks)
 
 
 class Collector:
-    """The app's state: settings and the forget registry it consults on every batch."""
+    """The app's handlers over its settings and the pool that lands batches."""
 
     def __init__(self, settings: CollectorSettings) -> None:
         self.settings = settings
-        self.forgotten = ForgetRegistry(settings.landing)
-
-    def land(self, body: bytes, content_type: str) -> tuple[str | None, Intake]:
-        """Check, filter, scrub and land one batch; the batch id is None when nothing is kept."""
-        records = check_batch(decode(body, content_type), self.settings.max_records)
-        now = datetime.now(UTC)
-        batch_id = new_batch_id(now)
-        intake = land_records(
-            self.settings.landing,
-            records,
-            self.settings.pseudonyms,
-            batch_id,
-            now.isoformat(),
-            self.forgotten.current(),
-        )
-        return (batch_id if intake.lines else None), intake
+        self.pool = LandingPool(settings)
 
     async def telemetry(self, request: Request) -> JSONResponse:
         try:
-            body = await read_body(request, self.settings.max_body_bytes)
-            content_type = request.headers.get("content-type", "")
-            batch_id, intake = await run_in_threadpool(self.land, body, content_type)
+            body = await read_body(
+                request, self.settings.max_body_bytes, self.settings.body_seconds
+            )
         except BatchError as exc:
             return _error(exc.status, exc.message)
-        return JSONResponse({"batch_id": batch_id, **intake.summary()}, status_code=202)
+        answer = await self.pool.land(body, request.headers.get("content-type", ""))
+        return JSONResponse(answer.body, status_code=answer.status)
 
     async def forget(self, request: Request) -> JSONResponse:
         try:
-            body = await read_body(request, MAX_FORGET_BYTES)
+            body = await read_body(request, MAX_FORGET_BYTES, self.settings.body_seconds)
             value: Any = orjson.loads(body)
         except BatchError as exc:
             return _error(exc.status, exc.message)
@@ -106,8 +84,12 @@ class Collector:
         if not isinstance(user_id, str) or not 0 < len(user_id) <= 256:
             return _error(422, "`user_id` must be the anonymous id the library sends (1-256 chars)")
         pseudonym = self.settings.pseudonyms.user(user_id)
-        new = await run_in_threadpool(record_request, self.settings.landing, pseudonym, "api")
-        return JSONResponse({"status": "recorded" if new else "already recorded"}, status_code=202)
+        try:
+            await run_in_threadpool(record_request, self.settings.landing, pseudonym, "api")
+        except OSError:
+            return _error(503, "the request could not be stored; retry")
+        # the same answer whether or not this id asked before: no one learns who did
+        return JSONResponse({"status": "recorded"}, status_code=202)
 
     async def health(self, request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "dev_key": self.settings.pseudonyms.dev})
@@ -115,10 +97,20 @@ class Collector:
 
 def create_app(settings: CollectorSettings) -> Starlette:
     collector = Collector(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await collector.pool.start()
+        try:
+            yield
+        finally:
+            await run_in_threadpool(collector.pool.close)  # lets landing batches finish
+
     return Starlette(
         routes=[
             Route("/v1/telemetry", collector.telemetry, methods=["POST"]),
             Route("/v1/forget", collector.forget, methods=["POST"]),
             Route("/healthz", collector.health, methods=["GET"]),
-        ]
+        ],
+        lifespan=lifespan,
     )

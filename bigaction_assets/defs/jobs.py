@@ -51,3 +51,17 @@ telemetry_day_job = dg.define_asset_job(
     description="Compacts one day of telemetry batches into raw_records, then standardized "
     "episodes, generated thoughts and SFT examples, and refreshes the daily report.",
 )
+
+# --- reward (#7): items into the annotation app, its labels into the lake, reward sets ---
+reward_job = dg.define_asset_job(
+    "build_reward_examples",
+    selection=dg.AssetSelection.assets("annotation_items", "annotations", "reward_examples"),
+    description="Loads items to label into the annotation app, reads its labels into the lake "
+    "and builds the reward sets (with the bundled annotated reward data).",
+)
+
+annotations_job = dg.define_asset_job(
+    "collect_annotations",
+    selection=dg.AssetSelection.assets("annotations", "reward_examples"),
+    description="Reads the annotation app's labels into the lake and rebuilds the reward sets.",
+)

@@ -12,6 +12,7 @@ from huggingface_hub import HfApi
 from pydantic import Field
 
 from bigaction_assets import lake
+from bigaction_assets.annotate import STORE_FILE
 from bigaction_assets.llm.budget import Price, PriceTable
 from bigaction_assets.llm.client import ClientSettings
 from bigaction_assets.llm.session import LLMConfig
@@ -36,6 +37,15 @@ class LakeResource(dg.ConfigurableResource):
     @property
     def catalog(self) -> Path:
         return Path(self.data_dir) / "bigaction.duckdb"
+
+    annotation_store_path: str | None = None
+    """The annotation app's SQLite store; `<data_dir>/annotate/store.sqlite3` when unset (where
+    `make annotate` serves it from)."""
+
+    @property
+    def annotation_store(self) -> Path:
+        default = Path(self.data_dir) / "annotate" / STORE_FILE
+        return Path(self.annotation_store_path) if self.annotation_store_path else default
 
     @property
     def llm_cache(self) -> Path:

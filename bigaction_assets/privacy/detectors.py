@@ -1,12 +1,14 @@
-"""Find personal data and secrets in text: each kind is a fast pattern and, where the kind has
-one, a real validator (Luhn and issuer prefixes for cards, the IBAN checksum, phone-number
-metadata, `ipaddress`), so that long digit runs in pages are not taken for cards or phones."""
+"""What personal data and secrets look like: per kind a precise pattern, a real validator where
+the kind has one (Luhn and issuer prefixes for cards, the IBAN checksum, phone-number metadata,
+`ipaddress`), and where in a text it can start (`Where`), so that `scan.find` runs each pattern
+only near the few places that could hold a match."""
 
 from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable, Iterator
+from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -26,11 +28,12 @@ _CREDENTIAL_NAMES = (
     r"secret|client_secret|private_key|sessionid|session_id"
 )
 _QUERY_CREDENTIALS = r"code|sig|signature|sid|session|auth|key"  # only as `?name=` / `&name=`
-# a browser's version (`Chrome/120.0.0.0`) is four numbers too: not after these names
+# A browser's version in a user-agent string (`Chrome/120.0.0.0`) is four numbers too: not
+# right after these names and a slash. Written with a space (`Chrome 11.0.0.0`, `v 11.0.0.0`)
+# it is as likely an address as a version, and an address left in the lake costs more than a
+# version scrubbed.
 _NOT_A_VERSION = "".join(
-    f"(?<!{name}/)(?<!{name} )"
-    # A bare "v" is not among them: "v 11.0.0.0" is as likely an address as a version, and an
-    # address left in the lake costs more than a version scrubbed ("v1.2.3.4" never matches).
+    f"(?<!{name}/)"
     for name in ("Chrome", "Firefox", "Safari", "Version", "version", "Edg", "OPR", "Gecko")
 )
 PASSWORD_NAMES = r"password|passwd|passwort|pwd|pass|passcode|pin"
@@ -44,13 +47,6 @@ class Finding:
 
     def __len__(self) -> int:
         return self.end - self.start
-
-
-Validator = Callable[[str], bool]
-
-
-def _always(value: str) -> bool:
-    return True
 
 
 def _email_ok(value: str) -> bool:
@@ -117,94 +113,160 @@ def phone_e164(value: str) -> str | None:
     return None
 
 
+def _iban_span(value: str) -> tuple[int, int] | None:
+    """The longest prefix of the match, cut at a space, that passes the IBAN checksum."""
+    cuts = [len(value)] + [i for i in range(len(value) - 1, 14, -1) if value[i] == " "]
+    for cut in cuts:
+        if iban.is_valid(value[:cut]):
+            return 0, cut
+    return None
+
+
+_IPV6_LONGEST = 45  # `ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255`
+
+
+def _ipv6_span(value: str) -> tuple[int, int] | None:
+    """The longest address in a run of hex digits, colons and dots, cut at a colon or dot: a
+    label before it (`ip:2001:db8::1`), a sentence's full stop or hex letters after it are
+    not part of it. Only pieces short enough to be an address are tried, so a long run costs
+    time in proportion to its length, not to its square."""
+    cuts = [i for i, c in enumerate(value) if c in ":."]
+    best: tuple[int, int] | None = None
+    doubles = [i for i in cuts if value.startswith("::", i)]  # `::1` starts at its colons
+    ends = sorted({*cuts, len(value)})
+    for start in sorted({0, *doubles, *(i + 1 for i in cuts)}):
+        index = bisect_left(ends, start + 2)
+        while index < len(ends) and ends[index] - start <= _IPV6_LONGEST:
+            end = ends[index]
+            index += 1
+            if end - start > (best[1] - best[0] if best else 1) and _ipv6_shaped(value[start:end]):
+                best = (start, end)
+    return best
+
+
+def _ipv6_shaped(piece: str) -> bool:
+    """Colons as an address has them (seven; six before a dotted IPv4 tail; at most eight
+    with `::`), then the full check."""
+    colons = piece.count(":")
+    if ":::" in piece:
+        return False
+    if "::" in piece:
+        return colons <= 8 and _ipv6_ok(piece)
+    return (colons == 7 or (colons == 6 and "." in piece)) and _ipv6_ok(piece)
+
+
+# No pattern matches a NUL, so `scan.find_each` can search many texts joined by one.
+# The part of a match to replace, relative to the match (or the match's group `v`), or None.
+Refine = Callable[[str], tuple[int, int] | None]
+
+
+def _whole(valid: Callable[[str], bool]) -> Refine:
+    return lambda value: (0, len(value)) if valid(value) else None
+
+
+def _any(value: str) -> tuple[int, int]:
+    return 0, len(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where a kind can match. `literals`: lower-case strings one of which the text must hold
+    (the pattern then runs over the whole text: it starts with one of them); `near`: windows
+    of `before`/`after` characters around each occurrence of one of these lower-case strings;
+    `digits`/`dots`: windows around runs of digits and separators holding at least this
+    many digits and dots; `digit`: only in a text holding a digit; `back`: a `near`
+    window also reaches back over what this matches, read backwards from the needle (an
+    email's local part, however long), and forward over what `ahead` matches after it (its
+    domain); `overlap`: matches may overlap (a credential's value can run over the next
+    credential's name); `anchor`: windows
+    around each match of a cheap pattern."""
+
+    literals: tuple[str, ...] = ()
+    near: tuple[str, ...] = ()
+    digits: int = 0
+    dots: int = 0
+    digit: bool = False
+    anchor: re.Pattern[str] | None = None
+    back: re.Pattern[str] | None = None
+    ahead: re.Pattern[str] | None = None
+    overlap: bool = False
+    before: int = 8
+    after: int = 8
+
+
 @dataclass(frozen=True, slots=True)
 class Detector:
     """A pattern for one kind; group `v`, when the pattern has it, is the part replaced."""
 
     kind: str
     pattern: re.Pattern[str]
-    valid: Validator = _always
+    where: Where
+    refine: Refine = _any
 
 
-def _d(kind: str, pattern: str, valid: Validator = _always, flags: int = 0) -> Detector:
-    return Detector(kind, re.compile(pattern, flags), valid)
+def _d(kind: str, pattern: str, where: Where, refine: Refine = _any) -> Detector:
+    return Detector(kind, re.compile(pattern), where, refine)
 
 
+_WORD_START = r"(?<![A-Za-z0-9_])"  # checked after the literal, so the literal leads the search
+_VALUE = r"[\"']?\s{{0,16}}[=:]\s{{0,16}}[\"']?(?P<v>[^\s&#\"'<>,;}}\x00]{{{n},}})"
+# Windows after a credential's name hold its shortest match (name, up to 16 blanks each side of
+# `=`/`:`, the shortest value), so a longer one reaches the window's end and is matched again.
+_AFTER_NAME = 96
 DETECTORS: tuple[Detector, ...] = (
-    _d("JWT", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    _d("API_KEY", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
-    _d("API_KEY", r"\bhf_[A-Za-z0-9]{30,}"),
-    _d("API_KEY", r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
-    _d("API_KEY", r"\bgh[pousr]_[A-Za-z0-9]{36,}"),
-    _d("API_KEY", r"\bgithub_pat_[A-Za-z0-9_]{22,}"),
+    _d("JWT", r"eyJ(?<!\weyJ)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+       Where(literals=("eyj",))),
+    _d("API_KEY", r"sk-(?<!\wsk-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+       Where(literals=("sk-",))),
+    _d("API_KEY", r"hf_(?<!\whf_)[A-Za-z0-9]{30,}", Where(literals=("hf_",))),
+    _d("API_KEY", r"(?:AKIA|ASIA)(?<!\w....)[A-Z0-9]{16}\b", Where(literals=("akia", "asia"))),
+    _d("API_KEY", r"gh[pousr]_(?<!\w....)[A-Za-z0-9]{36,}", Where(literals=("gh",))),
+    _d("API_KEY", r"github_pat_(?<!\wgithub_pat_)[A-Za-z0-9_]{22,}",
+       Where(literals=("github_pat_",))),
     _d(  # an AWS secret access key is 40 base64 characters: found by what names it
         "API_KEY",
-        r"(?i)aws.{0,24}?(?:secret|private).{0,24}?[=:]\s*[\"']?(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        r"(?i)aws[^\x00\n]{0,24}?(?:secret|private)[^\x00\n]{0,24}?[=:]\s{0,16}[\"']?(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        Where(near=("aws",), after=160, overlap=True),
     ),
-    _d("TOKEN", r"(?i)\b(?:bearer|basic|token)\s+(?P<v>[A-Za-z0-9._~+/=-]{12,})", _token_ok),
-    _d(
-        "PASSWORD",
-        rf"(?i)(?<![A-Za-z0-9-])(?:{PASSWORD_NAMES})[\"']?\s*[=:]\s*[\"']?(?P<v>[^\s&#\"'<>,;}}]{{3,}})",
-    ),
-    _d(
-        "TOKEN",
-        rf"(?i)(?<![A-Za-z0-9-])(?:{_CREDENTIAL_NAMES})[\"']?\s*[=:]\s*[\"']?(?P<v>[^\s&#\"'<>,;}}]{{12,}})",
-    ),
-    _d("TOKEN", rf"(?i)[?&;](?:{_QUERY_CREDENTIALS})=(?P<v>[^\s&#\"'<>]{{8,}})"),
+    _d("TOKEN", r"(?i)\b(?:bearer|basic|token)\s{1,16}(?P<v>[A-Za-z0-9._~+/=-]{12,})",
+       Where(near=("bearer", "basic", "token"), after=_AFTER_NAME, overlap=True),
+       _whole(_token_ok)),
+    _d("PASSWORD", rf"(?i)(?<![A-Za-z0-9-])(?:{PASSWORD_NAMES}){_VALUE.format(n=3)}",
+       Where(near=("pass", "pwd", "pin"), after=_AFTER_NAME, overlap=True)),
+    _d("TOKEN", rf"(?i)(?<![A-Za-z0-9-])(?:{_CREDENTIAL_NAMES}){_VALUE.format(n=12)}",
+       Where(near=("token", "api", "secret", "private_key", "session"), before=16, overlap=True,
+             after=_AFTER_NAME)),
+    _d("TOKEN", rf"(?i)[?&;](?:{_QUERY_CREDENTIALS})=(?P<v>[^\s&#\"'<>\x00]{{8,}})",
+       Where(near=("code=", "sig=", "signature=", "sid=", "session=", "auth=", "key="),
+             overlap=True, before=12, after=_AFTER_NAME)),
     _d(
         "EMAIL",
         r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b",
-        _email_ok,
+        Where(near=("@", "%40"), back=re.compile(r"[A-Za-z0-9._%+-]*"),
+              ahead=re.compile(r"[A-Za-z0-9.-]*")),
+        _whole(_email_ok),
     ),
-    _d("IBAN", r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"),
-    _d("CARD", r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)", _card_ok),
-    _d(
+    _d("IBAN", r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b",
+       Where(anchor=re.compile(r"[A-Z]{2}\d\d"), digit=True, before=1, after=48), _iban_span),
+    _d("CARD", r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)", Where(digits=13, digit=True),
+       _whole(_card_ok)),
+    _d("IP", rf"(?<![\w.]){_NOT_A_VERSION}(?:\d{{1,3}}\.){{3}}\d{{1,3}}(?![\w]|\.\d)",
+       Where(digits=4, dots=3, digit=True),
+       _whole(_ipv4_ok)),
+    _d(  # a run of hex digits, colons and dots holding two colons; `_ipv6_span` cuts labels off
         "IP",
-        rf"(?<![\w.:]){_NOT_A_VERSION}(?:\d{{1,3}}\.){{3}}\d{{1,3}}(?![\w]|\.\d)",
-        _ipv4_ok,
+        r"(?:(?<![\w.:])|(?=:))(?=[0-9A-Fa-f.]*:[0-9A-Fa-f.]*:)[0-9A-Fa-f:.]+(?:(?<=[.:])|(?!\w))",
+        # an address has `::`, or six colons and more (`1:2:3:4:5:6:7:8`, `…:6:1.2.3.4`):
+        # times (`09:34:12`) and most CSS have neither
+        Where(anchor=re.compile(r"::|:[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){4}:"), before=48,
+              after=48),
+        _ipv6_span,
     ),
-    _d("IP", r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:]|\.\w)", _ipv6_ok),
-    _d("IP", r"(?<=//)(?:\d{1,3}\.){3}\d{1,3}(?![\w]|\.\d)", _ipv4_ok),  # URL hosts
     _d(
         "PHONE",
         r"(?<![\w+.-])(?:(?:\+|00)\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?"
         r"\d{1,4}(?:[ .-]?\d{2,4}){1,4}(?![\w-]|\.\d)",
-        _phone_ok,
+        Where(digits=8, digit=True),
+        _whole(_phone_ok),
     ),
-)
-
-
-def _iban_findings(text: str, match: re.Match[str]) -> Finding | None:
-    """The longest prefix of the match, cut at a space, that passes the IBAN checksum."""
-    value = match.group(0)
-    cuts = [len(value)] + [i for i in range(len(value) - 1, 14, -1) if value[i] == " "]
-    for cut in cuts:
-        if iban.is_valid(value[:cut]):
-            return Finding("IBAN", match.start(), match.start() + cut)
-    return None
-
-
-def _scan(detector: Detector, text: str) -> Iterator[Finding]:
-    for match in detector.pattern.finditer(text):
-        if detector.kind == "IBAN":
-            found = _iban_findings(text, match)
-            if found is not None:
-                yield found
-            continue
-        has_value = "v" in detector.pattern.groupindex
-        start, end = match.span("v") if has_value else match.span()
-        if detector.valid(text[start:end]):
-            yield Finding(detector.kind, start, end)
-
-
-def find(text: str, detectors: tuple[Detector, ...] = DETECTORS) -> list[Finding]:
-    """Non-overlapping findings in text order; of overlapping ones the stronger kind wins."""
-    found = [finding for detector in detectors for finding in _scan(detector, text)]
-    found.sort(key=lambda f: (PRIORITY[f.kind], -len(f), f.start))
-    kept: list[Finding] = []
-    taken: list[tuple[int, int]] = []
-    for finding in found:
-        if all(finding.end <= start or finding.start >= end for start, end in taken):
-            kept.append(finding)
-            taken.append((finding.start, finding.end))
-    return sorted(kept, key=lambda f: f.start)
+)  # fmt: skip

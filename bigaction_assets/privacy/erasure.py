@@ -3,12 +3,16 @@ row of theirs that is left.
 
 A table's rows are tied to a sender by its columns, whatever the table: `user_pseudonym` or
 `session_pseudonym` (a forgotten pseudonym), `episode_id` (an episode of theirs), or an id of
-the form `<episode id>#<n>` in `record_id` or `example_id`. Any asset with one of these columns
-is covered without knowing about it.
+the form `<episode id>#<n>` in `record_id`, `example_id` or `rejected_item_id`. Any asset with
+one of these columns is covered without knowing about it. In partitions made from telemetry
+landing files, a record kept as text (`text` of `raw_records`, `raw_text` of `rejects`: lines
+that could not be read or standardized, so have no id) is theirs when it holds one of their
+pseudonyms.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,11 +24,14 @@ import pyarrow.parquet as pq
 
 from bigaction_assets.durable import write_durably
 from bigaction_assets.lake import iter_partition_batches, open_partition, table_dir
-from bigaction_assets.telemetry.landing import batch_day, batch_files, episode_id
+from bigaction_assets.telemetry.landing import ADAPTER, batch_day, batch_files, episode_id
 
 PSEUDONYM_COLUMNS = ("user_pseudonym", "session_pseudonym")
 EPISODE_COLUMN = "episode_id"
-DERIVED_ID_COLUMNS = ("record_id", "example_id")  # `<episode id>#<n>`
+# `<episode id>#<n>`; `rejected_item_id` is the other side of a reward preference pair
+DERIVED_ID_COLUMNS = ("record_id", "example_id", "rejected_item_id")
+TEXT_COLUMNS = ("text", "raw_text")  # a landed line as it stood, in telemetry partitions
+TELEMETRY_PARTITION = f"{ADAPTER}."  # `telemetry.<day>` of the datasets partitions
 PRIVACY_GROUP = "privacy"
 
 
@@ -37,6 +44,12 @@ class Forgotten:
 
     def __bool__(self) -> bool:
         return bool(self.pseudonyms or self.episodes)
+
+    def text_pattern(self) -> str:
+        """A regex for a text holding one of their pseudonyms (a sender's, or a run's: the
+        last part of a telemetry episode id)."""
+        runs = {episode.rsplit("/", 1)[-1] for episode in self.episodes}
+        return "|".join(sorted(re.escape(p) for p in self.pseudonyms | runs if p))
 
 
 @dataclass
@@ -72,8 +85,9 @@ def erase_landing(landing: Path, pseudonyms: frozenset[str]) -> LandingErasure:
                 owner = _owner(value, pseudonyms)
                 if owner is not None:
                     erased += 1
-                    episode = episode_id(batch_day(batch_id), value["run"])
-                    report.episodes.setdefault(owner, set()).add(episode)
+                    episodes = report.episodes.setdefault(owner, set())
+                    if isinstance(value.get("run"), str):  # a damaged line may have none
+                        episodes.add(episode_id(batch_day(batch_id), value["run"]))
                 else:
                     kept.append(line)
         if not erased:
@@ -88,8 +102,11 @@ def erase_landing(landing: Path, pseudonyms: frozenset[str]) -> LandingErasure:
     return report
 
 
-def row_mask(table: pa.Table | pa.RecordBatch, forgotten: Forgotten) -> pa.Array | None:
-    """True for each row of a forgotten sender; None when the table has no identity column."""
+def row_mask(
+    table: pa.Table | pa.RecordBatch, forgotten: Forgotten, texts: bool = False
+) -> pa.Array | None:
+    """True for each row of a forgotten sender; None when the table has no identity column.
+    With `texts`, a row whose `text`/`raw_text` holds one of their pseudonyms is theirs too."""
     names = table.schema.names
     masks = []
     pseudonyms = pa.array(sorted(forgotten.pseudonyms), pa.string())
@@ -104,6 +121,10 @@ def row_mask(table: pa.Table | pa.RecordBatch, forgotten: Forgotten) -> pa.Array
         if kind is not None and (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
             prefix = pc.replace_substring_regex(table[column], pattern="#[^#]*$", replacement="")
             masks.append(pc.is_in(prefix, value_set=episodes))
+    pattern = forgotten.text_pattern() if texts else ""
+    for column in TEXT_COLUMNS if pattern else ():
+        if column in names:
+            masks.append(pc.match_substring_regex(table[column], pattern=pattern))
     if not masks:
         return None
     combined = masks[0]
@@ -112,20 +133,32 @@ def row_mask(table: pa.Table | pa.RecordBatch, forgotten: Forgotten) -> pa.Array
     return pc.fill_null(combined, False)
 
 
-def identity_columns(schema: pa.Schema) -> list[str]:
-    own = (*PSEUDONYM_COLUMNS, EPISODE_COLUMN, *DERIVED_ID_COLUMNS)
+def identity_columns(schema: pa.Schema, texts: bool = False) -> list[str]:
+    own = (
+        *PSEUDONYM_COLUMNS,
+        EPISODE_COLUMN,
+        *DERIVED_ID_COLUMNS,
+        *(TEXT_COLUMNS if texts else ()),
+    )
     return [name for name in schema.names if name in own]
+
+
+def holds_texts(path: Path) -> bool:
+    """Whether the partition file was made from telemetry landing files."""
+    return path.stem.startswith(TELEMETRY_PARTITION)
 
 
 def count_in_file(path: Path, forgotten: Forgotten) -> int:
     """Rows of a forgotten sender in one Parquet file, reading only identity columns."""
     parquet = pq.ParquetFile(path)
-    columns = identity_columns(parquet.schema_arrow)
+    texts = holds_texts(path)
+    columns = identity_columns(parquet.schema_arrow, texts)
     if not columns or not forgotten:
         return 0
     total = 0
     for index in range(parquet.num_row_groups):
-        mask = row_mask(parquet.read_row_group(index, columns=columns), forgotten)
+        batch = parquet.read_row_group(index, columns=columns)
+        mask = row_mask(batch, forgotten, texts)
         total += (pc.sum(mask).as_py() or 0) if mask is not None else 0
     return total
 
@@ -139,8 +172,9 @@ def erase_partition(lake: Path, group: str, asset: str, key: str, forgotten: For
     schema = pq.read_schema(path)
     # the old file stays readable while the new one is written beside it and swapped in
     with open_partition(lake, group, asset, key, schema) as writer:
+        texts = holds_texts(path)
         for batch in iter_partition_batches(lake, group, asset, key, batch_rows=2_000):
-            keep = pc.invert(row_mask(batch, forgotten))
+            keep = pc.invert(row_mask(batch, forgotten, texts))
             kept = batch.filter(keep)
             erased += batch.num_rows - kept.num_rows
             writer.write(pa.Table.from_batches([kept], schema=schema))

@@ -8,7 +8,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
+from bigaction_assets.privacy.actions import ActionLists
 
 LEVELS = ("OFF", "LOW", "MED", "HIGH")
 RANK = {level: rank for rank, level in enumerate(LEVELS)}
@@ -54,14 +54,11 @@ def origin_only(url: str) -> str:
     return f"{parts.scheme}://{host}" if parts.scheme and host else ""
 
 
-def action_names(code: str) -> list[str]:
+def action_names(code: str, actions: ActionLists | None = None) -> list[str]:
     """The names of the actions code takes (`click`, `setValue`), without targets or values."""
-    stripped = code.strip()
-    if stripped.startswith(("-", "[", "{")):
-        try:
-            return _names_in(yaml.safe_load(stripped))
-        except yaml.YAMLError:
-            pass
+    parsed = (actions or ActionLists()).get(code)
+    if parsed is not None:
+        return _names_in(parsed)
     return _ACTION_CALL.findall(code)
 
 

@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 import lxml.html
-import yaml
 from lxml import etree
 
+from bigaction_assets.privacy.actions import ActionLists, looks_like_actions
 from bigaction_assets.privacy.detectors import PASSWORD_NAMES
 
 _PASSWORD_WORD = re.compile(rf"(?i)(?:{PASSWORD_NAMES})|type\s*=\s*[\"']?password")
 _HAS_PASSWORD_INPUT = re.compile(r"(?i)type\s*=\s*[\"']?password")
+_TOKENS = re.compile(r"[\w-]+")
+_QUOTED = re.compile(r"[\"']([^\"']+)[\"']")
 _Q = r"(?P<q>[\"'])(?P<v>(?:\\.|(?!(?P=q)).)*)(?P=q)"
 # `<selector>.send_keys("v")` / `.fill("v")` / `.type("v")` on one chained expression
 _CHAINED = re.compile(
@@ -30,6 +33,10 @@ _ASSIGNED = re.compile(
     r"(?P<var>\w+)\s*=\s*(?P<sel>[\w.]*(?:find_element|locator|query_selector|get_by_\w+)\w*"
     r"\((?:[^()]|\([^()]*\))*\))"
 )
+# Literals each pattern needs, so that texts without them (most pages and prose) are skipped.
+_SELECTORS = ("find_element", "locator", "query_selector", "get_by_", "$")
+_TYPING = ("send_keys", "fill", "type", "press_sequentially")
+_SELECTOR_FIRST_CALLS = ("fill(", "type(", "send_keys_to(", "set_value(")
 _TARGET_KEYS = ("xpath", "selector", "css", "element", "target", "bid", "id", "name")
 _VALUE_KEYS = ("value", "text", "keys")
 
@@ -59,13 +66,18 @@ class PasswordFields:
                 if element.get("value"):
                     self.prefilled.add(element.get("value"))
 
+    def may_match(self, text: str) -> bool:
+        """False when no target written in `text` can be a password field: the record's pages
+        have none and the text names none (so its action list need not be parsed)."""
+        return bool(self.trees or self.identifiers) or bool(_PASSWORD_WORD.search(text))
+
     def is_password(self, selector: str) -> bool:
         if _PASSWORD_WORD.search(selector):
             return True
-        tokens = set(re.findall(r"[\w-]+", selector))
+        tokens = set(_TOKENS.findall(selector))
         if tokens & self.identifiers or selector in self.identifiers:
             return True
-        literals = re.findall(r"[\"']([^\"']+)[\"']", selector)
+        literals = _QUOTED.findall(selector)
         return any(self._xpath_is_password(x) for x in [selector, *literals])
 
     def _xpath_is_password(self, selector: str) -> bool:
@@ -87,33 +99,38 @@ def _unescape(value: str) -> str:
     return value.encode("utf-8", "backslashreplace").decode("unicode_escape", "ignore")
 
 
-def typed_in_code(code: str, fields: PasswordFields) -> Iterator[str]:
+@lru_cache(maxsize=256)
+def _typing_into(variable: str) -> re.Pattern[str]:
+    """`<variable>.send_keys("v")` and the like, for an element kept in a variable."""
+    return re.compile(rf"\b{re.escape(variable)}\s*\.\s*(?:send_keys|fill|type)\(\s*{_Q}")
+
+
+def _has(text: str, needles: tuple[str, ...]) -> bool:
+    return any(needle in text for needle in needles)
+
+
+def typed_in_code(
+    code: str, fields: PasswordFields, actions: ActionLists | None = None
+) -> Iterator[str]:
     """Values that code types into password fields."""
-    for match in _CHAINED.finditer(code):
-        if fields.is_password(match.group("sel")):
-            yield _unescape(match.group("v"))
-    for match in _SELECTOR_FIRST.finditer(code):
-        if fields.is_password(match.group("sel")):
-            yield _unescape(match.group("v"))
-    for assigned in _ASSIGNED.finditer(code):
+    if not fields.may_match(code):
+        return  # no target it names can be a password field
+    selects = _has(code, _SELECTORS)
+    if selects and _has(code, _TYPING):
+        for match in _CHAINED.finditer(code):
+            if fields.is_password(match.group("sel")):
+                yield _unescape(match.group("v"))
+    if _has(code, _SELECTOR_FIRST_CALLS):
+        for match in _SELECTOR_FIRST.finditer(code):
+            if fields.is_password(match.group("sel")):
+                yield _unescape(match.group("v"))
+    for assigned in _ASSIGNED.finditer(code) if selects else ():
         if not fields.is_password(assigned.group("sel")):
             continue
-        var = re.escape(assigned.group("var"))
-        typed = re.compile(rf"\b{var}\s*\.\s*(?:send_keys|fill|type)\(\s*{_Q}")
-        for match in typed.finditer(code, assigned.end()):
+        for match in _typing_into(assigned.group("var")).finditer(code, assigned.end()):
             yield _unescape(match.group("v"))
-    if "args" in code or "value" in code:
-        yield from typed_in_actions(_load_actions(code), fields)
-
-
-def _load_actions(code: str) -> Any:
-    stripped = code.strip()
-    if not stripped.startswith(("-", "[", "{")):
-        return None
-    try:
-        return yaml.safe_load(stripped)  # YAML is a superset of JSON
-    except yaml.YAMLError:
-        return None
+    if ("args" in code or "value" in code) and looks_like_actions(code):
+        yield from typed_in_actions((actions or ActionLists()).get(code), fields)
 
 
 def typed_in_actions(actions: Any, fields: PasswordFields) -> Iterator[str]:
@@ -144,12 +161,13 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def password_values(record: Any) -> set[str]:
+def password_values(record: Any, actions: ActionLists | None = None) -> set[str]:
     """Every value typed into (or prefilled in) a password field anywhere in the record."""
-    strings = list(_strings(record))
+    actions = actions or ActionLists()
+    strings = list(dict.fromkeys(_strings(record)))  # a record repeats its action and page
     fields = PasswordFields([s for s in strings if "<input" in s or "<INPUT" in s])
     found = set(fields.prefilled)
     for text in strings:
         if "(" in text or "args" in text or "value" in text:
-            found.update(typed_in_code(text, fields))
+            found.update(typed_in_code(text, fields, actions))
     return {value for value in found if value}

@@ -99,13 +99,13 @@ def release_offenders(release_dir: Path, forgotten: Forgotten) -> list[dict[str,
 def forgotten_rows(lake: Path, landing: Path) -> dict[str, int]:
     """Rows of forgotten senders in the tables a release is built from, by table (empty when
     there are none): what a release must refuse to publish."""
-    from bigaction_assets.release.provenance import RELEASED_TABLES
+    from bigaction_assets.release.provenance import CROSS_DATASET_TABLES, RELEASED_TABLES
 
     forgotten = load_forgotten(lake, landing)
     if not forgotten:
         return {}
     held = {}
-    for group, asset in RELEASED_TABLES:
+    for group, asset in (*RELEASED_TABLES, *CROSS_DATASET_TABLES):
         rows = sum(o["rows"] for o in table_offenders(lake, group, asset, forgotten))
         if rows:
             held[asset] = rows

@@ -3,13 +3,17 @@ value, in text, URLs (their query values decoded first) and whole nested records
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import quote, unquote_plus
+from urllib.parse import quote, quote_plus, unquote_plus
 
-from bigaction_assets.privacy.detectors import KINDS, PASSWORD_NAMES, find, phone_e164
+import orjson
+
+from bigaction_assets.privacy.detectors import KINDS, PASSWORD_NAMES, phone_e164
+from bigaction_assets.privacy.scan import Finding, find, find_each
 
 # (kind, canonical value, ordinal of the value within its kind) -> placeholder text
 Namer = Callable[[str, str, int], str]
@@ -21,6 +25,7 @@ _CREDENTIAL_PARAM = re.compile(
 )
 _PASSWORD_PARAM = re.compile(rf"(?i)^(?:.*_)?(?:{PASSWORD_NAMES})$")
 _KIND_ALTERNATION = "|".join(sorted(KINDS, key=len, reverse=True))
+_WORD_CHAR = re.compile(r"\w").match
 KEYED_PLACEHOLDER = re.compile(rf"<({_KIND_ALTERNATION})_([0-9a-f]{{8}})>")
 
 
@@ -56,7 +61,11 @@ class Scrubber:
         self.ordinals: Counter[str] = Counter()
         self.counts: Counter[str] = Counter()
         self.secrets: dict[str, str] = {}
-        self._secret_pattern: re.Pattern[str] | None = None
+        # a record repeats texts (its action in `code`, `action` and the model's answer, its
+        # page in `html` and `retrieved_html`): each distinct text is scrubbed once
+        self._memo: dict[tuple[bool, str], tuple[str, list[tuple[str, str]]]] = {}
+        self._used: list[tuple[str, str]] | None = None
+        self._found: dict[str, list[Finding]] = {}  # found ahead, for a whole record at once
 
     def placeholder(self, kind: str, value: str) -> str:
         key = (kind, canonical(kind, value))
@@ -64,30 +73,47 @@ class Scrubber:
             self.ordinals[kind] += 1
             self.placeholders[key] = self.namer(kind, key[1], self.ordinals[kind])
         self.counts[kind] += 1
+        if self._used is not None:
+            self._used.append((kind, value))
         return self.placeholders[key]
 
     def add_secret(self, value: str, kind: str = "PASSWORD") -> None:
-        """A literal known to be secret (a typed password): replaced wherever it appears."""
-        if len(value) >= 4 and value not in self.secrets:
-            self.secrets[value] = kind
-            self._secret_pattern = None
+        """A literal known to be secret (a typed password): replaced wherever it appears,
+        also as a page, a URL or a JSON string writes it (`&amp;`, `%26`, `\\"`)."""
+        if len(value) < 4:
+            return
+        written = orjson.dumps(value).decode()[1:-1]
+        forms = {value, html.escape(value), html.escape(value, quote=False), written}
+        for form in forms | {quote(value), quote_plus(value)}:
+            if form not in self.secrets:
+                self.secrets[form] = kind
+                self._memo.clear()
 
     def _secret_spans(self, text: str) -> list[tuple[str, int, int]]:
-        if not self.secrets:
-            return []
-        if self._secret_pattern is None:
-            literals = sorted(self.secrets, key=len, reverse=True)
-            alternation = "|".join(re.escape(s) for s in literals)
-            self._secret_pattern = re.compile(rf"(?<![\w])(?:{alternation})(?![\w])")
-        return [
-            (self.secrets[m.group(0)], m.start(), m.end())
-            for m in self._secret_pattern.finditer(text)
-        ]
+        """Where the known secrets stand in text as words of their own, longest first; found
+        with `str.find`, which is far faster than a pattern of many alternatives."""
+        found: list[tuple[int, int, str]] = []
+        for secret, kind in self.secrets.items():
+            at = text.find(secret)
+            while at >= 0:
+                end = at + len(secret)
+                before = text[at - 1] if at else " "
+                after = text[end] if end < len(text) else " "
+                if not (_WORD_CHAR(before) or _WORD_CHAR(after)):
+                    found.append((at, -len(secret), kind))
+                at = text.find(secret, at + 1)
+        spans, last = [], 0
+        for start, negative, kind in sorted(found):
+            if start >= last:
+                spans.append((kind, start, start - negative))
+                last = start - negative
+        return spans
 
     def _detect(self, text: str) -> str:
         spans = self._secret_spans(text)
         taken = [(start, end) for _, start, end in spans]
-        for finding in find(text):
+        found = self._found.get(text)
+        for finding in find(text) if found is None else found:
             if all(finding.end <= s or finding.start >= e for s, e in taken):
                 spans.append((finding.kind, finding.start, finding.end))
         if not spans:
@@ -143,14 +169,60 @@ class Scrubber:
         scrubbed = self._detect(decoded)
         return param if scrubbed == decoded else f"{name}={quote(scrubbed, safe='<>')}"
 
-    def value(self, value: Any, key: str | None = None) -> Any:
-        """A JSON-like value with every string scrubbed; keys are field names, kept."""
+    def _once(self, text: str, as_url: bool) -> str:
+        """`url` or `text`, computed once per distinct text; a repeat counts its values again."""
+        known = self._memo.get((as_url, text))
+        if known is not None:
+            for kind, value in known[1]:
+                self.placeholder(kind, value)
+            return known[0]
+        self._used = used = []
+        try:
+            scrubbed = self.url(text) if as_url else self.text(text)
+        finally:
+            self._used = None
+        self._memo[as_url, text] = (scrubbed, used)
+        return scrubbed
+
+    def _plain_parts(self, value: Any, key: str | None, into: dict[str, None]) -> None:
+        """The texts `value` will have searched as plain text (not URLs), not yet known."""
         if isinstance(value, str):
-            return self.url(value) if key in URL_KEYS else self.text(value)
+            if key in URL_KEYS or (key in URL_KEYS, value) in self._memo:
+                return
+            if "://" not in value:
+                into[value] = None
+                return
+            last = 0
+            for match in _URL.finditer(value):
+                into[value[last : match.start()]] = None
+                last = match.end()
+            into[value[last:]] = None
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                self._plain_parts(v, k, into)
+        elif isinstance(value, list):
+            for item in value:
+                self._plain_parts(item, key, into)
+
+    def value(self, value: Any, key: str | None = None) -> Any:
+        """A JSON-like value with every string scrubbed; keys are field names, kept. Its
+        texts are searched together first (one pass per kind), then replaced in order."""
+        parts: dict[str, None] = {}
+        self._plain_parts(value, key, parts)
+        texts = [text for text in parts if text not in self._found]
+        self._found.update(zip(texts, find_each(texts), strict=True))
+        try:
+            return self._value(value, key)
+        finally:
+            self._found.clear()
+
+    def _value(self, value: Any, key: str | None) -> Any:
+        if isinstance(value, str):
+            return self._once(value, key in URL_KEYS)
         if isinstance(value, dict):
-            return {k: self.value(v, k) for k, v in value.items()}
+            return {k: self._value(v, k) for k, v in value.items()}
         if isinstance(value, list):
-            return [self.value(item, key) for item in value]
+            return [self._value(item, key) for item in value]
         return value
 
 

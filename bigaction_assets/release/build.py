@@ -21,6 +21,7 @@ from bigaction_assets.lake import table_dir
 from bigaction_assets.release.card import CardData, render_card
 from bigaction_assets.release.histogram import histogram, svg
 from bigaction_assets.release.provenance import landing_provenance, sha256_file
+from bigaction_assets.release.reward import reward_configs
 from bigaction_assets.release.shards import DEFAULT_SHARD_BYTES, ParquetShardWriter
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
@@ -181,6 +182,7 @@ def build_release(
         tally = _Tally()
         _standardized(lake, tmp / "data", datasets, settings.max_shard_bytes, tally)
         tokens = _sft(lake, tmp / "data", datasets, settings.max_shard_bytes, tally)
+        reward_configs(lake, tmp / "data", datasets, settings.max_shard_bytes, tally)
         if not any(sum(splits.values()) for splits in tally.rows.values()):
             raise EmptyRelease(f"no episodes or SFT examples in {lake} for {datasets}")
         examples = sum(tokens.values())

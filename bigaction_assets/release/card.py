@@ -19,6 +19,16 @@ CONFIG_DESCRIPTIONS = {
     "sft_openai": "OpenAI chat format; column `openai` is the example as JSON text",
     "sft_sharegpt": "ShareGPT format; column `sharegpt` is the example as JSON text",
     "sft_openhands": "OpenHands format; column `openhands` is the example as JSON text",
+    "reward_judge": (
+        "judge SFT from human verdicts (ProactiveAgent's rules): column `record` is a "
+        "LLaMA-Factory sharegpt conversation (system, observations and proposed task, "
+        '`{"thought", "judgement"}`); `episode_id` joins to `episodes`'
+    ),
+    "reward_preference": (
+        "preference pairs from human verdicts: column `record` holds LLaMA-Factory's "
+        "`conversations`, `chosen`, `rejected`, `system` (ranking data); `episode_id` (chosen) "
+        "and `rejected_item_id` join to `episodes`"
+    ),
 }
 
 

@@ -14,6 +14,8 @@ RELEASED_TABLES = (
     ("standardized", "events"),
     ("sft", "sft_examples"),
 )
+# Released too, but one table across datasets (partition `all`), so not a source of datasets.
+CROSS_DATASET_TABLES = (("reward", "reward_examples"),)
 
 
 class NotRedistributable(Exception):

@@ -4,22 +4,50 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from typing import Any
 
 from bigaction_assets.sft.tools import ToolSpec, json_type
 
 MAX_LITERAL_CHARS = 100_000  # literal_eval is safe but not cheap; longer values stay as text
-_NOT_A_LITERAL = object()
+NOT_A_LITERAL = object()
+
+
+# The literals ADP writes almost always: a quoted string without escapes, a decimal integer.
+# (No backslash, newline, carriage return or NUL inside: Python reads those differently.)
+_PLAIN_STRING = re.compile(r'"([^"\\\n\r\x00]*)"|\'([^\'\\\n\r\x00]*)\'')
+_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
+# What can open a literal: quotes, signs, digits, a dot, brackets, or one of these names.
+_LITERAL_OPENERS = frozenset("\"'+-.0123456789[({")
+_LITERAL_NAMES = re.compile(r"True|False|None|set\(|[rRbBuU]{1,2}[\"']")
+# Blanks, comments and line continuations, which Python skips before the first token.
+_LEADING_NOISE = re.compile(r"(?:[ \t\r\n\x0c]+|#[^\r\n]*|\\\r?\n)*")
 
 
 def python_literal(text: str) -> Any:
-    """The value a Python literal string denotes, or `_NOT_A_LITERAL` if it is not one."""
+    """The value a Python literal string denotes, or `NOT_A_LITERAL` if it is not one.
+
+    Gives exactly what `ast.literal_eval` gives, without its cost (it compiles the text) in
+    the common cases: plain quoted strings and integers are read directly, and text whose
+    first token cannot open a literal (a path, a command, a sentence, code) is refused without
+    compiling it — most non-literal arguments are code or prose that would only fail to parse.
+    """
     if len(text) > MAX_LITERAL_CHARS:
-        return _NOT_A_LITERAL
+        return NOT_A_LITERAL
+    plain = _PLAIN_STRING.fullmatch(text)
+    if plain:
+        return plain.group(1) if plain.group(1) is not None else plain.group(2)
+    if len(text) < 4000 and _INTEGER.fullmatch(text):  # longer: Python's int digit limit applies
+        return int(text)
+    first = _LEADING_NOISE.match(text).end()
+    if first == len(text):
+        return NOT_A_LITERAL
+    if text[first] not in _LITERAL_OPENERS and not _LITERAL_NAMES.match(text, first):
+        return NOT_A_LITERAL
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return _NOT_A_LITERAL
+        return NOT_A_LITERAL
 
 
 def _fits(value: Any, declared: str | list[str] | None) -> bool:
@@ -51,17 +79,19 @@ def decode_arguments(kwargs: str | None, spec: ToolSpec | None = None) -> dict[s
     if not isinstance(raw, dict):
         return {"input": raw}
     present = {key: value for key, value in raw.items() if value is not None}
-    texts = {key: value for key, value in present.items() if isinstance(value, str)}
-    literals = {key: python_literal(value) for key, value in texts.items()}
-    if any(value is _NOT_A_LITERAL for value in literals.values()):
-        return present
+    literals = {}
+    for key, value in present.items():
+        if isinstance(value, str):
+            literals[key] = python_literal(value)
+            if literals[key] is NOT_A_LITERAL:
+                return present  # one plain argument: the call was not literal-encoded
     decoded: dict[str, Any] = {}
     for key, value in present.items():
-        literal = literals.get(key, _NOT_A_LITERAL)
-        if literal is not _NOT_A_LITERAL:
+        literal = literals.get(key, NOT_A_LITERAL)
+        if literal is not NOT_A_LITERAL:
             literal = _jsonable(literal)
         declared = spec.parameter_type(key) if spec is not None else None
-        if literal is not _NOT_A_LITERAL and literal is not None and _fits(literal, declared):
+        if literal is not NOT_A_LITERAL and literal is not None and _fits(literal, declared):
             decoded[key] = literal
         else:
             decoded[key] = value

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from bigaction_assets.sft.conversation import ACTION_KINDS, Conversation, build_conversation
+from bigaction_assets.sft.counting import conversation_tokens
 from bigaction_assets.sft.observations import make_observation_renderer
 from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_format import render_openhands
 from bigaction_assets.sft.sharegpt_format import render_sharegpt
 from bigaction_assets.sft.splits import DEFAULT_RATIOS, assign_split, content_hash
-from bigaction_assets.sft.windows import conversation_tokens, split_into_windows
+from bigaction_assets.sft.validate import rendering_problems
+from bigaction_assets.sft.windows import split_into_windows
 from bigaction_assets.thoughts.merge import GENERATED
 
 FORMATS = ("openai", "sharegpt", "openhands")
@@ -40,6 +42,9 @@ class ExampleSettings:
     split_salt: str = ""
 
 
+NOT_FOR_TRAINING = "not_for_training"
+
+
 class EpisodeSkipped(Exception):
     """An episode that yields no example, with a reason code for the stage's metadata."""
 
@@ -47,6 +52,9 @@ class EpisodeSkipped(Exception):
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
+
+    def __reduce__(self) -> tuple[type[EpisodeSkipped], tuple[str, str]]:
+        return EpisodeSkipped, (self.reason, self.detail)  # it crosses process boundaries
 
 
 def content_key(conversation: Conversation) -> str:
@@ -79,8 +87,17 @@ def episode_examples(
     events: list[Mapping[str, Any]],
     pages: Mapping[str, str],
     settings: ExampleSettings,
-) -> Iterator[dict[str, Any]]:
-    """One `sft_examples` row per window of the episode, rendered in every format."""
+) -> list[dict[str, Any]]:
+    """One `sft_examples` row per window of the episode, rendered in every format (each
+    rendering as JSON in UTF-8 bytes) and checked against its consumer's rules.
+
+    Raises:
+        EpisodeSkipped: the episode is marked `train_on: false`, no window fits the context,
+            or a rendering breaks a consumer's rules.
+    """
+    details = orjson.loads(episode.get("details") or "{}")
+    if details.get("train_on") is False:  # e.g. benchmark data whose actions people rejected
+        raise EpisodeSkipped(NOT_FOR_TRAINING, str(details.get("why") or "marked train_on false"))
     render = make_observation_renderer(pages, settings.observation_tokens, settings.representation)
     conversation = build_conversation(episode, events, render_observation=render)
     try:
@@ -89,9 +106,13 @@ def episode_examples(
         raise EpisodeSkipped("does_not_fit_context", str(exc)) from exc
     split = assign_split(str(episode["episode_id"]), settings.split_ratios, settings.split_salt)
     thoughts = thought_source(events)
+    rows = []
     for number, window in enumerate(windows):
         rendered = {name: RENDERERS[name](window) for name in FORMATS}
-        yield {
+        problems = rendering_problems(rendered)
+        if problems:  # a renderer bug, not bad data: keep the episode out and say why
+            raise EpisodeSkipped("invalid_for_consumer", f"window {number}: {problems[:3]}")
+        rows.append({
             "example_id": f"{episode['episode_id']}#{number}",
             "episode_id": episode["episode_id"],
             "dataset": episode["dataset"],
@@ -104,5 +125,7 @@ def episode_examples(
             "turns": len(window.turns),
             "thought_source": thoughts,
             "content_sha": content_key(window),
-            **{name: orjson.dumps(rendered[name]).decode() for name in FORMATS},
-        }
+            # UTF-8 bytes, as Arrow stores them: no decoding to str only to encode it again
+            **{name: orjson.dumps(rendered[name]) for name in FORMATS},
+        })  # fmt: skip
+    return rows

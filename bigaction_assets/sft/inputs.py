@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow.parquet as pq
 
 from bigaction_assets.lake import iter_partition_batches, partition_path, query_connection
 from bigaction_assets.thoughts.merge import add_generated_thoughts
@@ -57,6 +58,11 @@ def _batches(lake: Path, key: str) -> Iterator[list[tuple[dict[str, Any], list[d
         raise EventsOutOfOrder(f"events of {pending['episode_id']} follow every episode")
     if batch:
         yield batch
+
+
+def episode_count(lake: Path, key: str) -> int:
+    """Episodes in a partition, from the Parquet footer (no row is read)."""
+    return pq.ParquetFile(partition_path(lake, GROUP, "episodes", key)).metadata.num_rows
 
 
 def iter_episodes(

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from bigaction_assets.sft.conversation import Conversation, ToolCall
+from bigaction_assets.sft.conversation import Conversation, ToolCall, Turn
 from bigaction_assets.sft.tools import ToolSpec
 
 _BLOCK = re.compile(r"<function=([^>\s]+)>(.*?)</function>", re.DOTALL)
@@ -77,6 +77,16 @@ def _type_name(schema: dict[str, Any]) -> str:
     return " | ".join(declared) if isinstance(declared, list) else str(declared)
 
 
+def system_text(conversation: Conversation) -> str:
+    """The system message: the prompt, the tool docs and how to call them."""
+    return "\n\n".join((conversation.system, tool_documentation(conversation.tools), CALL_FORMAT))
+
+
+def result_header(turn: Turn) -> str:
+    """The line above a tool result: which function's output the user is shown."""
+    return f"EXECUTION RESULT of [{turn.name}]:"
+
+
 def render_openhands(conversation: Conversation) -> dict[str, Any]:
     """One example in the OpenHands text form: `{id, system, conversations[human|gpt]}`."""
     entries: list[dict[str, str]] = []
@@ -86,14 +96,14 @@ def render_openhands(conversation: Conversation) -> dict[str, Any]:
             parts += [function_block(call) for call in turn.tool_calls]
             value, role = "\n\n".join(parts), "gpt"
         elif turn.role == "tool":
-            value, role = f"EXECUTION RESULT of [{turn.name}]:\n{turn.content}", "human"
+            value, role = f"{result_header(turn)}\n{turn.content}", "human"
         else:
             value, role = turn.content, "human"
         if entries and entries[-1]["from"] == role:
             entries[-1]["value"] += f"\n\n{value}"
         else:
             entries.append({"from": role, "value": value})
-    system = "\n\n".join((conversation.system, tool_documentation(conversation.tools), CALL_FORMAT))
+    system = system_text(conversation)
     example_id = conversation.episode_id
     if conversation.windows > 1:  # windows of one episode are separate examples
         example_id = f"{example_id}#{conversation.window}"

@@ -80,10 +80,14 @@ def render_sharegpt(
     return {
         "conversations": entries,
         "system": conversation.system,
-        "tools": json.dumps(
-            [spec.as_function() for spec in conversation.tools], ensure_ascii=False
-        ),
+        "tools": tools_json(conversation),
     }
+
+
+def tools_json(conversation: Conversation) -> str:
+    """The `tools` field: the functions as a JSON list in a string, as LLaMA-Factory reads it."""
+    # json.dumps of the list, from each spec's JSON made once: the same text, joined by ", "
+    return f"[{', '.join(spec.function_json for spec in conversation.tools)}]"
 
 
 def dataset_info(file_names: dict[str, str]) -> dict[str, Any]:

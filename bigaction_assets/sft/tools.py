@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -38,6 +39,11 @@ class ToolSpec:
         treat it as read-only.
         """
         return self._function
+
+    @cached_property
+    def function_json(self) -> str:
+        """`as_function()` as JSON text (`json.dumps`, non-ASCII kept), made once per spec."""
+        return json.dumps(self._function, ensure_ascii=False)
 
     def as_openai_tool(self) -> dict[str, Any]:
         return {"type": "function", "function": self._function}

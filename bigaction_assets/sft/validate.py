@@ -110,10 +110,15 @@ PROBLEM_FINDERS = {
 }
 
 
-def example_problems(renderings: dict[str, str]) -> list[str]:
-    """Problems of one example's renderings (format name -> JSON text), prefixed by format."""
-    problems = []
-    for name, text in renderings.items():
-        example = orjson.loads(text)
-        problems += [f"{name}: {problem}" for problem in PROBLEM_FINDERS[name](example)]
-    return problems
+def rendering_problems(renderings: dict[str, dict[str, Any]]) -> list[str]:
+    """Problems of one example's renderings (format name -> example), prefixed by format."""
+    return [
+        f"{name}: {problem}"
+        for name, example in renderings.items()
+        for problem in PROBLEM_FINDERS[name](example)
+    ]
+
+
+def example_problems(renderings: dict[str, str | bytes]) -> list[str]:
+    """Problems of one example's stored renderings (format name -> JSON text)."""
+    return rendering_problems({name: orjson.loads(text) for name, text in renderings.items()})

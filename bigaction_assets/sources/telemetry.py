@@ -29,6 +29,9 @@ class TelemetryAdapter:
     # Batches arrive all day: the telemetry sensor and daily schedule build a day once it is
     # over, so the landing sensor leaves these datasets alone.
     arrives_continuously = True
+    # Senders' texts (scrubbed, but theirs): kept out of Dagster's run metadata, which
+    # forgetting cannot rewrite; only the lake holds them.
+    holds_personal_data = True
 
     def dataset_files(self, folder: Path) -> dict[str, list[Path]]:
         if not folder.is_dir():

@@ -9,9 +9,9 @@ from collections import Counter
 from typing import Any
 
 import orjson
-import yaml
 
 from bigaction_assets.hashing import page_snapshot
+from bigaction_assets.privacy.actions import load_actions
 from bigaction_assets.privacy.levels import RANK
 from bigaction_assets.privacy.scrub import renumber
 from bigaction_assets.sources.base import RecordRejected
@@ -53,10 +53,7 @@ def _action_list(code: str) -> list[dict[str, Any]] | None:
     """The actions of a YAML or JSON action list (`- actions: [{action: {name, args}}]`)."""
     if not code.strip().startswith(("-", "[")):
         return None
-    try:
-        value = yaml.safe_load(code)
-    except yaml.YAMLError:
-        return None
+    value = load_actions(code)
     found: list[dict[str, Any]] = []
 
     def walk(item: Any) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from bigaction_assets.privacy.actions import ActionLists
 from bigaction_assets.privacy.levels import action_names, keep
 from bigaction_assets.privacy.passwords import password_values
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
@@ -22,6 +23,8 @@ class Intake:
     """What a batch became: the landing lines and what was dropped or scrubbed, by reason."""
 
     lines: list[bytes] = field(default_factory=list)
+    owners: list[tuple[str, str]] = field(default_factory=list)
+    """(user, session) pseudonyms of each line."""
     received: int = 0
     opted_out: int = 0
     forgotten: int = 0
@@ -32,12 +35,22 @@ class Intake:
     def stored(self) -> int:
         return len(self.lines)
 
+    def drop(self, pseudonyms: frozenset[str]) -> int:
+        """Remove the lines of these senders (they asked to be forgotten); how many went."""
+        kept = [(line, owner) for line, owner in zip(self.lines, self.owners, strict=True)
+                if pseudonyms.isdisjoint(owner)]  # fmt: skip
+        gone = len(self.lines) - len(kept)
+        self.lines = [line for line, _ in kept]
+        self.owners = [owner for _, owner in kept]
+        self.forgotten += gone
+        return gone
+
     def summary(self) -> dict[str, Any]:
         return {
             "received": self.received,
             "stored": self.stored,
-            "opted_out": self.opted_out,
-            "forgotten": self.forgotten,
+            # a forgotten sender's steps look opted out: the answer tells no one who asked
+            "opted_out": self.opted_out + self.forgotten,
             "scrubbed": dict(sorted(self.scrubbed.items())),
         }
 
@@ -70,11 +83,14 @@ def take_batch(
             continue
         run = pseudonyms.run(record["user_id"], record["run_id"])
         body = {k: v for k, v in record.items() if k != "level"}
-        if isinstance(body.get("code"), str):
-            body["action_names"] = action_names(body["code"])
+        actions = ActionLists()  # the record's action lists, each parsed once
+        if level == "LOW" and isinstance(body.get("code"), str):  # higher levels keep the code
+            body["action_names"] = action_names(body["code"], actions)
         kept, dropped = keep(body, level)
-        scrubber = scrubbers.setdefault(run, keyed_scrubber(pseudonyms, run))
-        for secret in password_values(record):  # the whole record: its page says which input
+        scrubber = scrubbers.get(run) or scrubbers.setdefault(run, keyed_scrubber(pseudonyms, run))
+        for secret in password_values(
+            record, actions
+        ):  # the whole record: its page says which input
             scrubber.add_secret(secret)
         before = Counter(scrubber.counts)
         clean = scrubber.value(kept)
@@ -88,6 +104,7 @@ def take_batch(
             "scrubbed": dict(sorted(counts.items())), "dropped": dropped, "record": clean,
         }  # fmt: skip
         intake.lines.append(orjson.dumps(envelope) + b"\n")
+        intake.owners.append((user, session))
     return intake
 
 

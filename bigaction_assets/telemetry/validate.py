@@ -15,6 +15,7 @@ JSON_TYPES = ("application/json",)
 MSGPACK_TYPES = ("application/msgpack", "application/x-msgpack", "application/vnd.msgpack")
 MAX_RECORDS = 1_000
 MAX_ID_CHARS = 256
+MAX_DEPTH = 32  # a step record nests about five levels deep
 NUMBER = (int, float)
 
 
@@ -125,6 +126,23 @@ def _check_engine_log(log: list[Any], where: str) -> None:
                 )
 
 
+def _plain_json(value: Any, where: str, depth: int = 0) -> None:
+    """Only JSON's own values, not too deep: msgpack can also carry bytes, extension types,
+    timestamps and non-string keys, which nothing downstream can store."""
+    if depth > MAX_DEPTH:
+        raise BatchError(422, f"{where} nests deeper than {MAX_DEPTH} levels")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise BatchError(422, f"{where} has a key of type {_type_name(key)}, not a string")
+            _plain_json(item, f"{where}.{key[:32]}", depth + 1)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _plain_json(item, f"{where}[{index}]", depth + 1)
+    elif not (value is None or isinstance(value, str | int | float)):  # bool is an int
+        raise BatchError(422, f"{where} is {_type_name(value)}, which JSON cannot hold")
+
+
 def check_batch(value: Any, max_records: int = MAX_RECORDS) -> list[dict[str, Any]]:
     """The batch's records, or a BatchError naming the first record and field that is wrong."""
     records = value.get("records") if isinstance(value, dict) else value
@@ -138,6 +156,7 @@ def check_batch(value: Any, max_records: int = MAX_RECORDS) -> list[dict[str, An
         where = f"records[{index}]"
         if not isinstance(record, dict):
             raise BatchError(422, f"{where} is {_type_name(record)}, not an object")
+        _plain_json(record, where)
         for name in ("user_id", "run_id", "step"):
             if name not in record:
                 raise BatchError(422, f"{where} has no `{name}`")

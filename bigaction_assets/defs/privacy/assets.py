@@ -1,5 +1,7 @@
 """The register of forgotten senders; materializing it erases them everywhere."""
 
+from pathlib import Path
+
 import dagster as dg
 
 from bigaction_assets.defs.metadata import column_schema
@@ -10,6 +12,8 @@ from bigaction_assets.privacy import forget, register
 from bigaction_assets.privacy.erasure import Forgotten, erase_lake, erase_landing
 from bigaction_assets.schemas import frame
 from bigaction_assets.schemas.telemetry import ForgottenUserSchema
+from bigaction_assets.sft.files import GROUP as SFT_GROUP
+from bigaction_assets.sft.files import write_sft_files
 
 ERASURE_VERSION = "1"
 
@@ -46,6 +50,17 @@ def forgotten_users(context: dg.AssetExecutionContext, lake: LakeResource) -> dg
                     metadata={"erased_rows": count},
                 )
             )
+    sft_out = Path(lake.data_dir) / SFT_GROUP
+    if f"{SFT_GROUP}/sft_examples" in erased and sft_out.is_dir():
+        # the SFT files are rendered from sft_examples: written again without their examples
+        summary = write_sft_files(lake.root, sft_out)
+        context.log_event(
+            dg.AssetMaterialization(
+                asset_key="sft_files",
+                description="rewritten without the examples of forgotten senders",
+                metadata={"examples_by_split": summary["examples_by_split"]},
+            )
+        )
     table = frame(ForgottenUserSchema, rows)
     write_partition(lake.root, "privacy", "forgotten_users", "all", table)
     lake.refresh_catalog(context.log)

@@ -7,6 +7,7 @@ import dagster as dg
 
 from bigaction_assets.defs.gates import offenders_result
 from bigaction_assets.defs.resources import LakeResource
+from bigaction_assets.defs.reward.resources import open_store
 from bigaction_assets.privacy.register import load_forgotten, release_offenders, table_offenders
 
 CHECK_NAME = "forgotten_users_absent"
@@ -35,10 +36,30 @@ raw_telemetry_forgotten = forgotten_users_absent("raw_telemetry", "telemetry")
 raw_records_forgotten = forgotten_users_absent("raw_records", "raw")
 episodes_forgotten = forgotten_users_absent("episodes", "standardized")
 events_forgotten = forgotten_users_absent("events", "standardized")
+web_candidates_forgotten = forgotten_users_absent("web_candidates", "standardized")
+rejects_forgotten = forgotten_users_absent("rejects", "standardized")
 sft_examples_forgotten = forgotten_users_absent("sft_examples", "sft")
 benchmark_snapshot_forgotten = forgotten_users_absent("benchmark_snapshot", "benchmark")
 thoughts_forgotten = forgotten_users_absent("thoughts", "thoughts")
 model_answers_forgotten = forgotten_users_absent("model_answers", "benchmark")
+annotation_items_forgotten = forgotten_users_absent("annotation_items", "reward")
+annotations_forgotten = forgotten_users_absent("annotations", "reward")
+reward_examples_forgotten = forgotten_users_absent("reward_examples", "reward")
+
+
+@dg.asset_check(
+    asset="annotations",
+    name="annotation_store_forgotten",
+    blocking=True,
+    additional_deps=[ERASURE],
+    description="The annotation app's store holds no item or label of a forgotten sender.",
+)
+def annotation_store_forgotten(lake: LakeResource) -> dg.AssetCheckResult:
+    forgotten = load_forgotten(lake.root, lake.landing)
+    stored = lake.annotation_store.is_file()
+    held = open_store(lake).items_of(forgotten.episodes) if stored else set()
+    offenders = [{"file": f"store item {item}", "rows": 1} for item in sorted(held)]
+    return offenders_result(offenders, "items in the annotation store of forgotten senders")
 
 
 @dg.asset_check(
@@ -56,6 +77,8 @@ def hub_release_forgotten(lake: LakeResource) -> dg.AssetCheckResult:
 
 FORGET_CHECKS = (
     raw_telemetry_forgotten, raw_records_forgotten, episodes_forgotten, events_forgotten,
-    sft_examples_forgotten, benchmark_snapshot_forgotten, thoughts_forgotten,
-    model_answers_forgotten, hub_release_forgotten,
+    web_candidates_forgotten, rejects_forgotten, sft_examples_forgotten,
+    benchmark_snapshot_forgotten, thoughts_forgotten, model_answers_forgotten,
+    hub_release_forgotten, annotation_items_forgotten, annotations_forgotten,
+    reward_examples_forgotten, annotation_store_forgotten,
 )  # fmt: skip

@@ -10,7 +10,8 @@ from bigaction_assets.privacy import forget
 
 forget_users_job = dg.define_asset_job(
     "forget_users",
-    selection=dg.AssetSelection.assets("forgotten_users")
+    # `annotations` erases the senders' items and labels from the annotation app's store too
+    selection=dg.AssetSelection.assets("forgotten_users", "annotations")
     | dg.AssetSelection.checks(*FORGET_CHECKS),
     description="Erases senders who asked to be forgotten, then proves no table holds them.",
 )

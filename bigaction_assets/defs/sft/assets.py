@@ -12,9 +12,10 @@ from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import open_partition
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.sft import SftExampleSchema
-from bigaction_assets.sft.examples import EpisodeSkipped, ExampleSettings, episode_examples
+from bigaction_assets.sft.examples import NOT_FOR_TRAINING, ExampleSettings
 from bigaction_assets.sft.files import write_sft_files
-from bigaction_assets.sft.inputs import iter_episodes
+from bigaction_assets.sft.inputs import episode_count, iter_episodes
+from bigaction_assets.sft.parallel import render_episodes, worker_count
 from bigaction_assets.sink import ValidatedSink
 
 # Bump when rendering changes what a model is trained on (prompts, formats, windows).
@@ -35,6 +36,9 @@ class SftExamplesConfig(dg.Config):
     """Share of episodes per split, by name; must add up to 1."""
     split_salt: str = ""
     """Change to draw a different (equally stable) split."""
+    workers: int = 0
+    """Processes rendering episodes; 0 is one per core for partitions of 1,000 episodes or
+    more, and this process alone below that. The output is the same bytes either way."""
 
 
 @dg.asset(
@@ -66,18 +70,18 @@ def sft_examples(
     schema = arrow_schema(SftExampleSchema)
     with open_partition(lake.root, GROUP, "sft_examples", key, schema) as writer:
         sink = ValidatedSink(SftExampleSchema, writer)
-        for episode, events, pages in iter_episodes(lake.root, key, with_generated_thoughts=True):
-            try:
-                rows = list(episode_examples(episode, events, pages, settings))
-            except EpisodeSkipped as skip:
+        episodes = iter_episodes(lake.root, key, with_generated_thoughts=True)
+        workers = worker_count(config.workers, episode_count(lake.root, key))
+        for outcome in render_episodes(episodes, settings, workers):
+            if outcome.skipped is not None:
+                skip = outcome.skipped
                 skipped[skip.reason] += 1
                 if len(skipped_examples) < SHOWN_SKIPS:
-                    skipped_examples.append(
-                        {"episode_id": episode["episode_id"], "why": skip.detail}
-                    )
-                context.log.warning(f"{episode['episode_id']} skipped: {skip.detail}")
+                    skipped_examples.append({"episode_id": outcome.episode_id, "why": skip.detail})
+                log = context.log.info if skip.reason == NOT_FOR_TRAINING else context.log.warning
+                log(f"{outcome.episode_id} skipped: {skip.detail}")
                 continue
-            for row in rows:
+            for row in outcome.rows:
                 digest = bytes.fromhex(row["content_sha"][:32])
                 if digest in seen:
                     duplicates += 1
@@ -100,6 +104,7 @@ def sft_examples(
             "episodes_skipped_by_reason": dict(skipped),
             "episodes_skipped": dg.MetadataValue.json(skipped_examples),
             "tokens_total": tokens,
+            "workers": workers,
             "preview": dg.MetadataValue.md(markdown_preview(preview)),
         }
     )

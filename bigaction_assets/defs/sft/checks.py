@@ -9,7 +9,7 @@ from bigaction_assets import quality
 from bigaction_assets.defs.gates import blocking_lake_check, offenders_result
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
-from bigaction_assets.lake import iter_table_rows
+from bigaction_assets.lake import iter_rows_and_sample
 from bigaction_assets.schemas.sft import SFT_FORMATS
 from bigaction_assets.sft.lengths import length_problem, should_recount
 from bigaction_assets.sft.validate import example_problems
@@ -17,14 +17,22 @@ from bigaction_assets.sft.validate import example_problems
 GROUP = "sft"
 
 
-def _rows(
-    context: dg.AssetCheckExecutionContext, lake: LakeResource, columns: list[str]
-) -> Iterator[dict[str, Any]]:
-    """Rows of the partition being checked (of every partition in a run without one), a row
-    group at a time: these texts are long. Checking one partition keeps a dataset's check
-    independent of the size of the others."""
+def _rows_and_sample(
+    context: dg.AssetCheckExecutionContext, lake: LakeResource, light: list[str]
+) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """Every example's `light` columns, with its renderings for the sample to verify from the
+    stored text (the first of a partition, then 1 in 16 by content hash). Rows of the partition
+    being checked (of every partition in a run without one), a row group at a time."""
     partition = context.partition_key if context.has_partition_key else None
-    return iter_table_rows(lake.root, GROUP, "sft_examples", columns, partition)
+    return iter_rows_and_sample(
+        lake.root,
+        GROUP,
+        "sft_examples",
+        light,
+        list(SFT_FORMATS),
+        lambda position, row: should_recount(position, row["content_sha"]),
+        partition,
+    )
 
 
 @dg.asset_check(
@@ -36,15 +44,15 @@ def _rows(
 def examples_fit_context(
     context: dg.AssetCheckExecutionContext, lake: LakeResource
 ) -> dg.AssetCheckResult:
-    columns = ["example_id", "tokens", "context_tokens", "content_sha", *SFT_FORMATS]
+    light = ["example_id", "tokens", "context_tokens", "content_sha"]
     offenders, recounted = [], 0
-    for position, row in enumerate(_rows(context, lake, columns)):
+    for row, texts in _rows_and_sample(context, lake, light):
         problem = None
         if row["tokens"] > row["context_tokens"]:
             problem = f"{row['tokens']} tokens, over its context of {row['context_tokens']}"
-        elif should_recount(position, row["content_sha"]):
+        elif texts is not None:
             recounted += 1
-            problem = length_problem(row, SFT_FORMATS)
+            problem = length_problem({**row, **texts}, SFT_FORMATS)
         if problem:
             offenders.append({"example_id": row["example_id"], "problem": problem})
     result = offenders_result(offenders, "examples over their context or miscounted")
@@ -64,14 +72,21 @@ episodes_in_one_split = blocking_lake_check(
     asset="sft_examples",
     blocking=True,
     partitions_def=datasets_partitions,
-    description="Every rendering is what its consumer accepts (roles, tool-call ids, JSON).",
+    description=(
+        "Renderings are what their consumers accept (roles, tool-call ids, JSON), verified from "
+        "the stored text (the stage checks every example before writing it)."
+    ),
 )
 def examples_valid_for_consumers(
     context: dg.AssetCheckExecutionContext, lake: LakeResource
 ) -> dg.AssetCheckResult:
-    offenders = []
-    for row in _rows(context, lake, ["example_id", *SFT_FORMATS]):
-        problems = example_problems({name: row[name] for name in SFT_FORMATS})
+    offenders, validated = [], 0
+    for row, texts in _rows_and_sample(context, lake, ["example_id", "content_sha"]):
+        if texts is None:
+            continue
+        validated += 1
+        problems = example_problems(texts)
         if problems:
             offenders.append({"example_id": row["example_id"], "problems": problems[:3]})
-    return offenders_result(offenders, "examples a consumer would refuse")
+    result = offenders_result(offenders, "examples a consumer would refuse")
+    return result.with_metadata({**result.metadata, "validated_from_text": validated})

@@ -28,6 +28,9 @@ from bigaction_assets.sources import split_partition_key
 STANDARDIZE_VERSION = "1"
 GROUP = "standardized"
 PREVIEW_ROWS = 5
+# Texts a preview leaves out for sources whose adapter `holds_personal_data` (telemetry): run
+# metadata lives in Dagster's event log, which forgetting a sender cannot rewrite.
+PERSONAL_COLUMNS = frozenset({"task", "content", "detail"})
 # table -> (contract, description shown in the UI, columns shown in the preview)
 TABLES: dict[str, tuple[type[pandera.DataFrameModel], str, tuple[str, ...]]] = {
     "episodes": (
@@ -115,8 +118,10 @@ def standardized_tables(
         for sink in sinks.values():
             sink.flush()
     lake.refresh_catalog(context.log)
+    hidden = PERSONAL_COLUMNS if getattr(adapter, "holds_personal_data", False) else frozenset()
     for name, (_, _, preview_columns) in TABLES.items():
-        preview = [{c: row.get(c) for c in preview_columns} for row in previews[name]]
+        shown = [c for c in preview_columns if c not in hidden]
+        preview = [{c: row.get(c) for c in shown} for row in previews[name]]
         metadata: dict[str, Any] = {
             "dagster/row_count": sinks[name].total,
             "preview": dg.MetadataValue.md(markdown_preview(preview)),

@@ -1,0 +1,199 @@
+"""ProactiveBench (thunlp/ProactiveAgent): event traces and annotated reward data as episodes.
+
+- Event traces, a JSON array of turns per file (`[{observation{time, event},
+  agent_response{candidate_task[]}, task_status}]`): one episode per file,
+  `proactive/<file stem>`. Each turn is an observation of what the user did (an environment
+  `text_observation`) and the assistant's answer, an `api_action` `propose_tasks(tasks=[...])`
+  (an empty list when it proposed nothing); `task_status` (whether the user needed help) and the
+  turn number go to `extra`.
+- Annotated reward data, JSONL (`{obs[], pred_task, valid, help_needed, annotation[],
+  category}`) in datasets named `reward_*`: one episode per row,
+  `proactive/reward-<sha of obs and task>`: the observations, then the proposal; the people's
+  verdict goes to `details.judgement`. A row whose verdict or category breaks ProactiveAgent's
+  rules (`reward.rules`) is rejected with why.
+
+Both are benchmark data with proposals that people rejected: the episodes say `train_on: false`
+so the SFT stage never trains an agent on them; they feed the annotation app and
+`reward_examples`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from bigaction_assets.reward.rules import check_annotated
+from bigaction_assets.sources.base import ParsedRecord, RecordRejected, Rejection, StandardRecord
+from bigaction_assets.sources.jsonstream import RawText, iter_json_records
+from bigaction_assets.sources.landing import find_datasets
+
+SOURCE = "proactive"
+REWARD_PREFIX = "reward"
+PROPOSE = "propose_tasks"
+THEMES = {"code": "coding", "writing": "writing"}
+NOT_FOR_TRAINING = "ProactiveBench evaluation data; its proposals include ones people rejected"
+
+
+def is_reward_dataset(dataset: str) -> bool:
+    return dataset == REWARD_PREFIX or dataset.startswith(REWARD_PREFIX + "_")
+
+
+def reward_source_id(obs: Any, task: Any) -> str:
+    """`reward-<16 hex>` from what was judged: rows have no id of their own."""
+    return "reward-" + hashlib.sha256(orjson.dumps([obs, task])).hexdigest()[:16]
+
+
+class ProactiveAdapter:
+    name = "proactive"
+    description = "ProactiveBench event traces (JSON arrays) and annotated reward data (JSONL)."
+
+    def dataset_files(self, folder: Path) -> dict[str, list[Path]]:
+        return find_datasets(folder, (".json", ".jsonl"))
+
+    def source_name(self, dataset: str) -> str:
+        return SOURCE
+
+    def read(self, path: Path) -> Iterator[RawText]:
+        return iter_json_records(path, self.record_id)
+
+    def record_id(self, value: Any) -> str | None:
+        if isinstance(value, dict) and "obs" in value and "pred_task" in value:
+            return reward_source_id(value["obs"], value["pred_task"])
+        return None  # a trace turn is known by its file and position
+
+    def redistributable(self, dataset: str) -> bool:
+        return True  # Apache-2.0 (landing/PROVENANCE.md)
+
+    def standardize(
+        self, records: Iterator[ParsedRecord], dataset: str
+    ) -> Iterator[StandardRecord | Rejection]:
+        if is_reward_dataset(dataset):
+            split = dataset[len(REWARD_PREFIX) + 1 :] or None
+            for record in records:
+                try:
+                    standard = reward_episode(record.value, split)
+                except RecordRejected as exc:
+                    yield Rejection(record, exc.reason, exc.detail)
+                    continue
+                standard.origin = record
+                yield standard
+            return
+        turns: list[tuple[ParsedRecord, dict[str, Any]]] = []
+        for record in records:
+            if turns and record.file != turns[0][0].file:
+                yield trace_episode(turns)
+                turns = []
+            try:
+                turns.append((record, _turn(record.value)))
+            except RecordRejected as exc:
+                yield Rejection(record, exc.reason, exc.detail)
+        if turns:
+            yield trace_episode(turns)
+
+
+def _field(value: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if key not in value:
+        raise RecordRejected("missing_field", f"{where} has no `{key}`")
+    if not isinstance(value[key], kind):
+        raise RecordRejected("wrong_type", f"{where}.{key} is {type(value[key]).__name__}")
+    return value[key]
+
+
+def _observation(value: Any, where: str) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise RecordRejected("wrong_type", f"{where} is {type(value).__name__}, not an object")
+    time = _field(value, "time", (str, int, float), where)
+    event = _field(value, "event", str, where)
+    return {"time": str(time), "event": event}
+
+
+def _tasks(value: Any, where: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        raise RecordRejected("wrong_type", f"{where} is not a list of strings")
+    return value
+
+
+def _turn(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RecordRejected("wrong_type", f"turn is {type(value).__name__}, not an object")
+    observation = _observation(_field(value, "observation", dict, "turn"), "turn.observation")
+    response = _field(value, "agent_response", dict, "turn")
+    tasks = _tasks(_field(response, "candidate_task", list, "turn.agent_response"), "candidates")
+    status = _field(value, "task_status", bool, "turn")
+    return {"observation": observation, "tasks": tasks, "task_status": status}
+
+
+def _observation_event(observation: dict[str, str], **extra: Any) -> dict[str, Any]:
+    return {
+        "kind": "text_observation", "source": "environment", "content": observation["event"],
+        "extra": orjson.dumps({**extra, "time": observation["time"]}).decode(),
+    }  # fmt: skip
+
+
+def _proposal_event(tasks: list[str], **extra: Any) -> dict[str, Any]:
+    return {
+        "kind": "api_action", "source": "agent", "function": PROPOSE,
+        "kwargs": orjson.dumps({"tasks": tasks}).decode(),
+        "extra": orjson.dumps(extra).decode() if extra else None,
+    }  # fmt: skip
+
+
+def trace_episode(turns: list[tuple[ParsedRecord, dict[str, Any]]]) -> StandardRecord:
+    """One trace file as an episode: per turn, the observation then the proposal."""
+    first = turns[0][0]
+    stem = Path(first.file).stem
+    events: list[dict[str, Any]] = []
+    for record, turn in turns:
+        number = record.record_index
+        events.append(_observation_event(turn["observation"], turn=number))
+        events.append(_proposal_event(turn["tasks"], turn=number, task_status=turn["task_status"]))
+    theme = THEMES.get(stem.split("_", 1)[0])
+    episode = {
+        "source": SOURCE, "source_format": SOURCE, "source_split": "test", "source_id": stem,
+        "task": None, "website": None, "domain": theme, "subdomain": None,
+        "details": orjson.dumps(
+            {"kind": "trace", "turns": len(turns), "train_on": False, "why": NOT_FOR_TRAINING}
+        ).decode(),
+    }  # fmt: skip
+    return StandardRecord(episode, events, origin=first)
+
+
+def reward_episode(value: Any, split: str | None) -> StandardRecord:
+    """One annotated reward row as an episode: observations, then the judged proposal."""
+    if not isinstance(value, dict):
+        raise RecordRejected("wrong_type", f"row is {type(value).__name__}, not an object")
+    given = _field(value, "obs", list, "row")
+    obs = [_observation(o, f"row.obs[{i}]") for i, o in enumerate(given)]
+    if not obs:
+        raise RecordRejected("invalid_value", "row.obs is empty")
+    task = _field(value, "pred_task", (str, type(None)), "row")
+    valid = _field(value, "valid", bool, "row")
+    help_needed = _field(value, "help_needed", bool, "row")
+    votes = _field(value, "annotation", list, "row")
+    if not all(isinstance(v, bool) for v in votes):
+        raise RecordRejected("wrong_type", "row.annotation is not a list of booleans")
+    named = value.get("category")
+    if named is not None and not isinstance(named, str):
+        raise RecordRejected("wrong_type", f"row.category is {type(named).__name__}")
+    problem = check_annotated(task, valid, help_needed, votes, named)
+    if problem is not None:
+        raise RecordRejected("invalid_value", problem)
+    events = [_observation_event(o) for o in obs]
+    events.append(_proposal_event([task] if task is not None else []))
+    judgement = {"valid": valid, "help_needed": help_needed, "annotation": votes}
+    episode = {
+        "source": SOURCE, "source_format": SOURCE, "source_split": split,
+        "source_id": reward_source_id(value["obs"], task), "task": None, "website": None,
+        "domain": None, "subdomain": None,
+        "details": orjson.dumps(
+            {"kind": "reward", "judgement": judgement, "train_on": False, "why": NOT_FOR_TRAINING}
+        ).decode(),
+    }  # fmt: skip
+    return StandardRecord(episode, events)
+
+
+ADAPTER = ProactiveAdapter()

@@ -1,0 +1,36 @@
+"""An ASGI app served for a test: uvicorn on 127.0.0.1, port 0, in a thread, stopped on exit."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import uvicorn
+
+
+@contextmanager
+def serving(app: Any, name: str, lifespan: str = "off") -> Iterator[tuple[str, int]]:
+    """(host, port) where `app` answers until the block ends; `lifespan="on"` runs the app's
+    startup and shutdown (the collector starts and stops its landing workers there)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(app, log_level="warning", lifespan=lifespan, backlog=256)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError(f"the {name} did not start")
+        time.sleep(0.01)
+    try:
+        yield sock.getsockname()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
