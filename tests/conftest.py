@@ -180,10 +180,15 @@ LLM_ASSETS = {"thoughts": thoughts_asset, "model_answers": model_answers_asset}
 
 @pytest.fixture(scope="module")
 def graph() -> list[Any]:
-    """Every asset and check of the code location, as `dg.materialize` takes them."""
+    """Every asset and check of the code location, as `dg.materialize` takes them.
+
+    Loaded under a live instance: loading reads Dagster's current definitions-state storage,
+    and an earlier test's instance (test_telemetry_sensors' `instance_for_test`) can leave a
+    dead one current, which failed these tests only when the whole suite ran."""
     from bigaction_assets.definitions import defs
 
-    code_location = defs()
+    with dg.DagsterInstance.ephemeral():
+        code_location = defs()
     return [*code_location.assets, *(code_location.asset_checks or [])]
 
 

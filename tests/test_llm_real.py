@@ -21,7 +21,6 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import with_llm
 
-from bigaction_assets.definitions import defs
 from bigaction_assets.defs.resources import LLMResource
 
 pytestmark = pytest.mark.llm
@@ -79,7 +78,7 @@ def model() -> Iterator[tuple[str, str]]:
         server.wait(30)
 
 
-def test_thoughts_from_a_real_local_model(model, dagster_lake, ephemeral_instance):
+def test_thoughts_from_a_real_local_model(model, graph, dagster_lake, ephemeral_instance):
     base_url, name = model
     # a 135M model on a shared CPU: short replies and a shorter history keep it to minutes
     # (and a failure is not tried again in the rerun below, so the rerun must call nothing)
@@ -88,8 +87,7 @@ def test_thoughts_from_a_real_local_model(model, dagster_lake, ephemeral_instanc
         max_failed_runs=1,
     )  # fmt: skip
     small = {"ops": {"thoughts": {"config": {"history_tokens": 1024, "observation_tokens": 384}}}}
-    code_location = defs()
-    pipeline = with_llm([*code_location.assets, *code_location.asset_checks], llm)
+    pipeline = with_llm(graph, llm)
     dagster_lake.add_bundled("mind2web", "train_demo")
     ephemeral_instance.add_dynamic_partitions("datasets", [KEY])
     selection = dg.AssetSelection.groups("raw", "standardized") | dg.AssetSelection.assets(

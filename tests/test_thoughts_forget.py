@@ -10,7 +10,6 @@ import pyarrow.dataset as ds
 from conftest import with_llm
 from llm_server import Reply, ScriptedServer
 
-from bigaction_assets.definitions import defs
 from bigaction_assets.defs.resources import LLMResource
 from bigaction_assets.llm.forget import subjects_present
 from bigaction_assets.privacy.forget import record_request
@@ -29,9 +28,10 @@ def rows(lake, group: str, asset: str) -> list[dict]:
     return ds.dataset(files, format="parquet").to_table().to_pylist() if files else []
 
 
-def test_a_forgotten_sender_leaves_thoughts_and_the_call_cache(dagster_lake, ephemeral_instance):
+def test_a_forgotten_sender_leaves_thoughts_and_the_call_cache(
+    graph, dagster_lake, ephemeral_instance
+):
     land_sample(dagster_lake.landing, Pseudonymizer.from_env(dev=True))
-    code_location = defs()
 
     def echo(request):  # a reply that quotes their data back, as thoughts do
         task = request.last_user_text.splitlines()[0].removeprefix("Task: ")
@@ -39,7 +39,7 @@ def test_a_forgotten_sender_leaves_thoughts_and_the_call_cache(dagster_lake, eph
 
     with ScriptedServer(echo) as server:
         llm = LLMResource(base_url=server.base_url, model="scripted")
-        everything = with_llm([*code_location.assets, *code_location.asset_checks], llm)
+        everything = with_llm(graph, llm)
         batches = sorted(batch_files(dagster_lake.landing))
         ephemeral_instance.add_dynamic_partitions("telemetry_batches", batches)
         ephemeral_instance.add_dynamic_partitions("datasets", [DAY])
