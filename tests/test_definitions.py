@@ -17,7 +17,10 @@ from bigaction_assets.definitions import defs
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "asset_graph.json"
 UPDATE_ENV = "UPDATE_SNAPSHOTS"
-STAGES = ("raw", "standardized", "sft", "benchmark", "release", "telemetry", "privacy", "reward")
+STAGES = (
+    "raw", "standardized", "thoughts", "sft", "benchmark", "release", "telemetry", "privacy",
+    "reward",
+)  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -41,8 +41,11 @@ class DemoRun:
 def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
     root = tmp_path_factory.mktemp("demo")
     shutil.copytree(REPO / "landing", root / "landing")
-    env = dict(os.environ)
-    env.pop("DAGSTER_HOME", None)
+    # hermetic: no Dagster home and no model a developer may have exported (`make llm`)
+    env = {
+        name: value for name, value in os.environ.items()
+        if not name.startswith("BIGACTION_LLM_") and name not in ("DAGSTER_HOME", "OPENAI_API_KEY")
+    }  # fmt: skip
     env["BIGACTION_DATA_DIR"] = str(root / "data")
     env["BIGACTION_LANDING_DIR"] = str(root / "landing")
     result = subprocess.run(
@@ -98,6 +101,17 @@ def test_demo_succeeds_and_prints_a_summary(demo: DemoRun) -> None:
         assert f"ok     adp.{name}" in out
     assert "FAILED" not in out
     assert (demo.root / "data" / "dagster" / "dagster.yaml").is_file(), "runs kept for the UI"
+
+
+def test_without_a_model_the_llm_stages_run_and_call_nothing(demo: DemoRun) -> None:
+    assert demo.result.returncode == 0
+    query = duckdb_cli(
+        str(demo.catalog), "-csv", "-noheader",
+        "select (select count(*) from thoughts), (select count(*) from model_answers)",
+    )  # fmt: skip
+    assert query.returncode == 0, query.stderr
+    assert query.stdout.strip() == "0,0"
+    assert not (demo.root / "data" / "llm" / "calls.sqlite").exists(), "no call was made"
 
 
 def test_catalog_query_from_the_readme_lists_every_source(demo: DemoRun) -> None:

@@ -88,12 +88,23 @@ def read_predictions(
     return found, problems
 
 
+def first_turn(row: dict[str, Any]) -> list[dict[str, str]]:
+    """Turn one of a snapshot row: system and user messages."""
+    return orjson.loads(row["prompt_0"])
+
+
+def second_turn(
+    first: list[dict[str, str]], reply_one: str, row: dict[str, Any]
+) -> list[dict[str, str]]:
+    """Turn two: turn one, the model's reply to it, then the multiple-choice question."""
+    return [*first, {"role": "assistant", "content": reply_one}, *orjson.loads(row["prompt_1"])]
+
+
 def ask_two_turns(respond: Responder, row: dict[str, Any], model: str) -> dict[str, Any]:
     """A live model's answers to one snapshot row, as a predictions-file record."""
-    first = orjson.loads(row["prompt_0"])
+    first = first_turn(row)
     reply_one = respond(first)
-    second = [*first, {"role": "assistant", "content": reply_one}, *orjson.loads(row["prompt_1"])]
-    reply_two = respond(second)
+    reply_two = respond(second_turn(first, reply_one, row))
     return {
         "model": model, "task_id": row["task_id"], "step": row["step"],
         "choices_sha": row["choices_sha"], "answers": [reply_one, reply_two],

@@ -7,12 +7,12 @@ from bigaction_assets.defs.partitions import datasets_partitions, telemetry_batc
 dataset_job = dg.define_asset_job(
     "build_dataset",
     selection=dg.AssetSelection.groups("raw", "standardized")
-    | dg.AssetSelection.assets("sft_examples")
-    | dg.AssetSelection.assets("benchmark_snapshot", "eval_results"),
+    | dg.AssetSelection.assets("thoughts", "sft_examples")
+    | dg.AssetSelection.assets("benchmark_snapshot", "model_answers", "eval_results"),
     partitions_def=datasets_partitions,
     description=(
-        "Builds one landing dataset: raw records, standardized tables, SFT examples, "
-        "benchmark steps and their scores."
+        "Builds one landing dataset: raw records, standardized tables, generated thoughts, "
+        "SFT examples, benchmark steps, a live model's answers (when one is set) and scores."
     ),
 )
 
@@ -44,11 +44,12 @@ telemetry_batches_job = dg.define_asset_job(
 
 telemetry_day_job = dg.define_asset_job(
     "build_telemetry_day",
-    selection=dg.AssetSelection.assets("raw_records", "sft_examples", "telemetry_report")
+    selection=dg.AssetSelection.assets("raw_records", "telemetry_report")
+    | dg.AssetSelection.assets("thoughts", "sft_examples")
     | dg.AssetSelection.groups("standardized"),
     partitions_def=datasets_partitions,
     description="Compacts one day of telemetry batches into raw_records, then standardized "
-    "episodes and SFT examples, and refreshes the daily report.",
+    "episodes, generated thoughts and SFT examples, and refreshes the daily report.",
 )
 
 # --- reward (#7): items into the annotation app, its labels into the lake, reward sets ---

@@ -56,6 +56,37 @@ class BenchmarkSnapshotSchema(pa.DataFrameModel):
         unique = ["task_id", "step"]  # noqa: RUF012 - pandera reads a plain list
 
 
+# answered: both turns replied (the reply to turn two is scored); failed: a call failed, with
+# the reason; deferred: the run's budget ran out before it was asked (the next run asks).
+ANSWER_STATUSES = ("answered", "failed", "deferred")
+
+
+class ModelAnswerSchema(pa.DataFrameModel):
+    """One row per (model, step): a live model's replies to the two turns of a valid step."""
+
+    model: str = pa.Field(description="Model that was asked (BIGACTION_LLM_MODEL).")
+    task_id: str = pa.Field(description="Task of the step.")
+    step: pl.Int32 = pa.Field(ge=0, description="Action number within the task.")
+    episode_id: str = pa.Field(description="The standardized episode.")
+    dataset: str = pa.Field(description="Partition key of the landing dataset.")
+    split: str = pa.Field(nullable=True, description="Source split.")
+    choices_sha: str = pa.Field(description="The snapshot's hash of the choices it was shown.")
+    prompt_version: str = pa.Field(description="Version of the benchmark's prompt templates.")
+    status: str = pa.Field(isin=ANSWER_STATUSES, description="answered, failed or deferred.")
+    answer_one: str = pa.Field(nullable=True, description="Reply to turn one (the plan).")
+    answer_two: str = pa.Field(nullable=True, description="Reply to turn two (the choice).")
+    failure_reason: str = pa.Field(nullable=True, description="Why it is not answered.")
+    prompt_tokens: pl.Int64 = pa.Field(ge=0, description="Tokens in, both turns.")
+    completion_tokens: pl.Int64 = pa.Field(ge=0, description="Tokens out, both turns.")
+    cost_usd: pl.Float64 = pa.Field(ge=0, description="Cost from the price table.")
+
+    class Config:  # pandera reads only options set here, not inherited ones
+        name = "model_answers"
+        strict = True
+        coerce = True
+        unique = ["model", "task_id", "step"]  # noqa: RUF012 - pandera reads a plain list
+
+
 class EvalResultSchema(pa.DataFrameModel):
     """One row per (model, step): the model's answer and its scores."""
 

@@ -6,7 +6,7 @@ import pandera.polars as pa
 import polars as pl
 
 SFT_FORMATS = ("openai", "sharegpt", "openhands")
-THOUGHT_SOURCES = ("recorded", "partial", "none", "generated")
+THOUGHT_SOURCES = ("recorded", "generated", "mixed", "partial", "none")
 
 
 class SftExampleSchema(pa.DataFrameModel):
@@ -25,7 +25,8 @@ class SftExampleSchema(pa.DataFrameModel):
     context_tokens: pl.Int32 = pa.Field(gt=0, description="Context length it had to fit.")
     turns: pl.Int32 = pa.Field(ge=0, description="Messages after the system prompt.")
     thought_source: str = pa.Field(
-        isin=THOUGHT_SOURCES, description="Whether its thoughts were recorded, partly, or not."
+        isin=THOUGHT_SOURCES,
+        description="Whether its thoughts were recorded, generated, both, partly, or not.",
     )
     content_sha: str = pa.Field(description="Hash of the trained-on content, for dedup.")
     openai: str = pa.Field(description="OpenAI chat example: {messages, tools}, JSON.")

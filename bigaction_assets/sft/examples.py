@@ -17,6 +17,7 @@ from bigaction_assets.sft.sharegpt_format import render_sharegpt
 from bigaction_assets.sft.splits import DEFAULT_RATIOS, assign_split, content_hash
 from bigaction_assets.sft.validate import rendering_problems
 from bigaction_assets.sft.windows import split_into_windows
+from bigaction_assets.thoughts.merge import GENERATED
 
 FORMATS = ("openai", "sharegpt", "openhands")
 RENDERERS = {"openai": render_openai, "sharegpt": render_sharegpt, "openhands": render_openhands}
@@ -68,13 +69,17 @@ def content_key(conversation: Conversation) -> str:
 
 
 def thought_source(events: Iterable[Mapping[str, Any]]) -> str:
-    """`recorded` when every agent action carries its thought, `partial` when some do, else
-    `none` (the thoughts stage will add `generated`)."""
+    """`recorded` when every agent action carries its recorded thought, `generated` when every
+    one carries a generated thought, `mixed` when every one carries one of either kind,
+    `partial` when only some do, else `none`."""
     actions = [e for e in events if e["kind"] in ACTION_KINDS and e.get("source") == "agent"]
-    with_thought = sum(1 for e in actions if e.get("description"))
-    if actions and with_thought == len(actions):
+    with_thought = [e for e in actions if e.get("description")]
+    generated = sum(1 for e in with_thought if e.get(GENERATED))
+    if not actions or len(with_thought) < len(actions):
+        return "partial" if with_thought else "none"
+    if generated == 0:
         return "recorded"
-    return "partial" if with_thought else "none"
+    return "generated" if generated == len(actions) else "mixed"
 
 
 def episode_examples(

@@ -8,8 +8,9 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from bigaction_assets.lake import iter_partition_batches, partition_path
+from bigaction_assets.lake import iter_partition_batches, partition_path, query_connection
 from bigaction_assets.sft.pages import PageReader
+from bigaction_assets.thoughts.merge import add_generated_thoughts
 
 EPISODES_PER_BATCH = 256
 # Pages of a batch are held in memory together; raw pages run to megabytes, so a batch also
@@ -64,10 +65,13 @@ def episode_count(lake: Path, key: str) -> int:
     return pq.ParquetFile(partition_path(lake, GROUP, "episodes", key)).metadata.num_rows
 
 
-def iter_episodes(lake: Path, key: str, with_pages: bool = True) -> Iterator[Episode]:
+def iter_episodes(
+    lake: Path, key: str, with_pages: bool = True, with_generated_thoughts: bool = False
+) -> Iterator[Episode]:
     """(episode, its events in order, its pages by html_sha) for every episode of a partition,
     in the order written (source order). Pages are the cleaned HTML where the source has it,
-    else the raw HTML.
+    else the raw HTML. With `with_generated_thoughts`, an action with no recorded thought gets
+    its generated one from the `thoughts` table (marked `thought_generated`).
 
     Memory follows a batch of episodes (at most 256, showing at most about 64 pages), not the
     partition.
@@ -77,9 +81,12 @@ def iter_episodes(lake: Path, key: str, with_pages: bool = True) -> Iterator[Epi
             episodes' order (the standardize step always writes it so).
     """
     reader = PageReader(partition_path(lake, GROUP, "dom_snapshots", key)) if with_pages else None
-    for batch in _batches(lake, key):
-        shas = {event["html_sha"] for _, own in batch for event in own if event["html_sha"]}
-        pages = reader.pages(sorted(shas)) if reader is not None else {}
-        for episode, own in batch:
-            mine = {e["html_sha"] for e in own if e["html_sha"]}
-            yield episode, own, {sha: pages[sha] for sha in mine if sha in pages}
+    with query_connection() as con:
+        for batch in _batches(lake, key):
+            if with_generated_thoughts:
+                add_generated_thoughts(con, lake, key, batch)
+            shas = {event["html_sha"] for _, own in batch for event in own if event["html_sha"]}
+            pages = reader.pages(sorted(shas)) if reader is not None else {}
+            for episode, own in batch:
+                mine = {e["html_sha"] for e in own if e["html_sha"]}
+                yield episode, own, {sha: pages[sha] for sha in mine if sha in pages}

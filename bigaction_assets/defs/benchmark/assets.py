@@ -18,6 +18,7 @@ from bigaction_assets.benchmark.chart import leaderboard_svg
 from bigaction_assets.benchmark.evaluate import evaluate_rows, prediction_files, read_predictions
 from bigaction_assets.benchmark.inputs import iter_benchmark_episodes, snapshot_rows
 from bigaction_assets.benchmark.leaderboard import ALL_SPLITS, leaderboard_rows, markdown_table
+from bigaction_assets.benchmark.live import live_predictions
 from bigaction_assets.benchmark.prompts import PROMPT_VERSION
 from bigaction_assets.benchmark.snapshot import SnapshotSettings, episode_rows
 from bigaction_assets.defs.metadata import column_schema, markdown_preview
@@ -107,7 +108,7 @@ def benchmark_snapshot(
     group_name=GROUP,
     kinds={"python", "parquet"},
     partitions_def=datasets_partitions,
-    deps=[benchmark_snapshot],
+    deps=[benchmark_snapshot, "model_answers"],
     code_version=BENCHMARK_VERSION,
     metadata={"dagster/column_schema": column_schema(EvalResultSchema)},
 )
@@ -120,8 +121,11 @@ def eval_results(
     predictions, problems = read_predictions(files)
     for problem in problems:
         context.log.warning(f"{problem.file}:{problem.line}: {problem.reason}")
-    statuses: Counter[str] = Counter()
     key = context.partition_key
+    # live models (model_answers) are scored exactly as files are; a file's model comes first
+    live = live_predictions(lake.root, key)
+    predictions = {**live, **predictions}
+    statuses: Counter[str] = Counter()
     with open_partition(lake.root, GROUP, "eval_results", key, arrow_schema(EvalResultSchema)) as w:
         sink = ValidatedSink(EvalResultSchema, w)
         for result in evaluate_rows(snapshot_rows(lake.root, key, EVAL_COLUMNS), predictions):
@@ -133,6 +137,7 @@ def eval_results(
         metadata={
             "dagster/row_count": sink.total,
             "prediction_files": [str(f) for f in files],
+            "live_models": sorted({model for model, _, _ in live}),
             "results_by_status": dict(sorted(statuses.items())),
             "unusable_prediction_lines": dg.MetadataValue.json(
                 [vars(problem) for problem in problems[:20]]

@@ -7,6 +7,7 @@ import dagster as dg
 from bigaction_assets.defs.metadata import column_schema
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import write_partition
+from bigaction_assets.llm.forget import erase_subjects
 from bigaction_assets.privacy import forget, register
 from bigaction_assets.privacy.erasure import Forgotten, erase_lake, erase_landing
 from bigaction_assets.schemas import frame
@@ -36,6 +37,8 @@ def forgotten_users(context: dg.AssetExecutionContext, lake: LakeResource) -> dg
     rows = register.tombstone_rows(lake.landing, lake.root, erased_episodes)
     everything = Forgotten(pseudonyms, frozenset(e for r in rows for e in r["episode_ids"]))
     erased = erase_lake(lake.root, everything)
+    # prompts and replies in the LLM call cache were built from their episodes
+    calls_erased = erase_subjects(lake.llm_cache, everything.episodes)
     for table, partitions in erased.items():
         asset = table.split("/", 1)[1]
         for key, count in partitions.items():
@@ -69,5 +72,6 @@ def forgotten_users(context: dg.AssetExecutionContext, lake: LakeResource) -> dg
             "landing_files_removed": landing.files_removed,
             "lake_rows_erased": {t: sum(p.values()) for t, p in sorted(erased.items())},
             "episodes_forgotten": len(everything.episodes),
+            "llm_calls_erased": calls_erased,
         }
     )

@@ -45,7 +45,7 @@ class SftExamplesConfig(dg.Config):
     group_name=GROUP,
     kinds={"python", "parquet"},
     partitions_def=datasets_partitions,
-    deps=["episodes", "events", "dom_snapshots"],
+    deps=["episodes", "events", "dom_snapshots", "thoughts"],
     code_version=SFT_VERSION,
     metadata={"dagster/column_schema": column_schema(SftExampleSchema)},
 )
@@ -70,7 +70,7 @@ def sft_examples(
     schema = arrow_schema(SftExampleSchema)
     with open_partition(lake.root, GROUP, "sft_examples", key, schema) as writer:
         sink = ValidatedSink(SftExampleSchema, writer)
-        episodes = iter_episodes(lake.root, key)
+        episodes = iter_episodes(lake.root, key, with_generated_thoughts=True)
         workers = worker_count(config.workers, episode_count(lake.root, key))
         for outcome in render_episodes(episodes, settings, workers):
             if outcome.skipped is not None:

@@ -1,0 +1,76 @@
+"""A live model on the benchmark: its replies to both turns of every valid step, per dataset."""
+
+from collections import Counter
+
+import dagster as dg
+
+from bigaction_assets.benchmark.live import ask_live_model, kept_answers
+from bigaction_assets.benchmark.prompts import PROMPT_VERSION
+from bigaction_assets.defs.llm_calls import (
+    HOW_TO_CONFIGURE,
+    NO_MODEL,
+    calls_metadata,
+    keep_without_model,
+)
+from bigaction_assets.defs.metadata import column_schema, markdown_preview
+from bigaction_assets.defs.partitions import datasets_partitions
+from bigaction_assets.defs.resources import LakeResource, LLMResource, environment_llm
+from bigaction_assets.lake import open_partition
+from bigaction_assets.schemas import arrow_schema
+from bigaction_assets.schemas.benchmark import ModelAnswerSchema
+from bigaction_assets.sink import ValidatedSink
+
+GROUP = "benchmark"
+ANSWERS_VERSION = f"1.{PROMPT_VERSION}"
+PREVIEW = ("task_id", "step", "status", "answer_two")
+
+
+def model_answers_asset(llm: LLMResource) -> dg.AssetsDefinition:
+    """`model_answers` asking `llm`; the code location binds `environment_llm()`."""
+
+    @dg.asset(
+        group_name=GROUP,
+        kinds={"python", "parquet", "openai"},
+        partitions_def=datasets_partitions,
+        deps=["benchmark_snapshot"],
+        code_version=ANSWERS_VERSION,
+        pool="llm",
+        resource_defs={"llm": llm},
+        metadata={"dagster/column_schema": column_schema(ModelAnswerSchema)},
+    )
+    def model_answers(
+        context: dg.AssetExecutionContext, lake: LakeResource, llm: LLMResource
+    ) -> dg.MaterializeResult:
+        """One row per (model, step): a live model's replies to the two turns of a valid step."""
+        key = context.partition_key
+        if not llm.configured:
+            kept = keep_without_model(context, lake, GROUP, "model_answers", ModelAnswerSchema)
+            metadata = {"llm": NO_MODEL, "how_to_configure": HOW_TO_CONFIGURE}
+            return dg.MaterializeResult(metadata={**metadata, "dagster/row_count": kept})
+        config = llm.config()
+        others = kept_answers(lake.root, key, config.client.model)
+        run = ask_live_model(lake.root, key, config, lake.llm_cache, context.run.run_id)
+        statuses = Counter(row["status"] for row in run.rows)
+        schema = arrow_schema(ModelAnswerSchema)
+        with open_partition(lake.root, GROUP, "model_answers", key, schema) as out:
+            sink = ValidatedSink(ModelAnswerSchema, out)
+            for row in [*others, *run.rows]:
+                sink.add(row)
+            sink.flush()
+        lake.refresh_catalog(context.log)
+        preview = [{c: row[c] for c in PREVIEW} for row in run.rows[:5]]
+        return dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": sink.total,
+                **calls_metadata(llm, run.stats),
+                "steps_answered_by_status": dict(sorted(statuses.items())),
+                "invalid_steps_not_asked": run.invalid_steps,
+                "other_models_kept": sorted({row["model"] for row in others}),
+                "preview": dg.MetadataValue.md(markdown_preview(preview)),
+            }
+        )
+
+    return model_answers
+
+
+model_answers = model_answers_asset(environment_llm())

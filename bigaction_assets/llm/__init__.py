@@ -1,0 +1,1 @@
+"""Calls to any OpenAI-compatible chat model: retries, a durable cache, prices and a budget."""
