@@ -8,16 +8,19 @@ event's `extra` JSON, so that exporting gives back the same items and fields.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
 
 from bigaction_assets.hashing import page_snapshot
-from bigaction_assets.sources.base import ParsedRecord, RecordRejected, Rejection, StandardRecord
-from bigaction_assets.sources.jsonstream import RawText, iter_json_records
-from bigaction_assets.sources.landing import find_datasets
+from bigaction_assets.sources.base import (
+    JsonFilesAdapter,
+    ParsedRecord,
+    RecordRejected,
+    Rejection,
+    StandardRecord,
+)
 
 KEY_ORDER = "_keys"
 NESTED_IMAGE = "image_observation"
@@ -48,18 +51,12 @@ _DEFAULT_SOURCE = {
 _OBSERVATION_SOURCES = ("user", "environment", "agent")
 
 
-class AdpAdapter:
+class AdpAdapter(JsonFilesAdapter):
     name = "adp"
     description = "Agent Data Protocol standardized trajectories (JSON array or JSONL)."
 
-    def dataset_files(self, folder: Path) -> dict[str, list[Path]]:
-        return find_datasets(folder, (".json", ".jsonl"))
-
     def source_name(self, dataset: str) -> str:
         return dataset  # an ADP file holds one dataset: synatra, swe-smith, ...
-
-    def read(self, path: Path) -> Iterator[RawText]:
-        return iter_json_records(path, self.record_id)
 
     def redistributable(self, dataset: str) -> bool:
         return True  # the ADP samples are published for reuse

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from bigaction_assets.sources.jsonstream import RawText
+from bigaction_assets.sources.jsonstream import RawText, iter_json_records
+from bigaction_assets.sources.landing import find_datasets
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +85,25 @@ class SourceAdapter(Protocol):
     def redistributable(self, dataset: str) -> bool:
         """Whether the dataset's license lets us publish it; a release refuses it otherwise."""
         ...
+
+
+class JsonFilesAdapter:
+    """What most adapters share: datasets are JSON or JSONL files (or folders of shards) of
+    one `source`, read record by record. A subclass sets `name`, `description` and `source`,
+    and defines `record_id`, `standardize` and `redistributable`."""
+
+    name: str
+    description: str
+    source: str
+
+    def dataset_files(self, folder: Path) -> dict[str, list[Path]]:
+        return find_datasets(folder, (".json", ".jsonl"))
+
+    def source_name(self, dataset: str) -> str:
+        return self.source
+
+    def read(self, path: Path) -> Iterator[RawText]:
+        return iter_json_records(path, self.record_id)
+
+    def record_id(self, value: Any) -> str | None:
+        return None

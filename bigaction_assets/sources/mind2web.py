@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import orjson
 
 from bigaction_assets.hashing import page_snapshot
-from bigaction_assets.sources.base import ParsedRecord, RecordRejected, Rejection, StandardRecord
-from bigaction_assets.sources.jsonstream import RawText, iter_json_records
-from bigaction_assets.sources.landing import find_datasets
+from bigaction_assets.sources.base import (
+    JsonFilesAdapter,
+    ParsedRecord,
+    RecordRejected,
+    Rejection,
+    StandardRecord,
+)
 
 SOURCE = "mind2web"
 SPLITS = ("train", "test_task", "test_website", "test_domain")
@@ -30,18 +33,10 @@ _TASK_FIELDS = ("annotation_id", "confirmed_task", "actions")
 _ACTION_FIELDS = ("action_uid", "operation", "pos_candidates", "neg_candidates")
 
 
-class Mind2WebAdapter:
+class Mind2WebAdapter(JsonFilesAdapter):
     name = "mind2web"
     description = "Mind2Web raw tasks (JSON array of tasks) or SeeAct-style step rows (JSONL)."
-
-    def dataset_files(self, folder: Path) -> dict[str, list[Path]]:
-        return find_datasets(folder, (".json", ".jsonl"))
-
-    def source_name(self, dataset: str) -> str:
-        return SOURCE
-
-    def read(self, path: Path) -> Iterator[RawText]:
-        return iter_json_records(path, self.record_id)
+    source = SOURCE
 
     def record_id(self, value: Any) -> str | None:
         """A task's annotation_id; a step row's action_uid (a task spans several rows)."""

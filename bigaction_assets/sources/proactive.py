@@ -27,9 +27,13 @@ from typing import Any
 import orjson
 
 from bigaction_assets.reward.rules import check_annotated
-from bigaction_assets.sources.base import ParsedRecord, RecordRejected, Rejection, StandardRecord
-from bigaction_assets.sources.jsonstream import RawText, iter_json_records
-from bigaction_assets.sources.landing import find_datasets
+from bigaction_assets.sources.base import (
+    JsonFilesAdapter,
+    ParsedRecord,
+    RecordRejected,
+    Rejection,
+    StandardRecord,
+)
 
 SOURCE = "proactive"
 REWARD_PREFIX = "reward"
@@ -47,18 +51,10 @@ def reward_source_id(obs: Any, task: Any) -> str:
     return "reward-" + hashlib.sha256(orjson.dumps([obs, task])).hexdigest()[:16]
 
 
-class ProactiveAdapter:
+class ProactiveAdapter(JsonFilesAdapter):
     name = "proactive"
     description = "ProactiveBench event traces (JSON arrays) and annotated reward data (JSONL)."
-
-    def dataset_files(self, folder: Path) -> dict[str, list[Path]]:
-        return find_datasets(folder, (".json", ".jsonl"))
-
-    def source_name(self, dataset: str) -> str:
-        return SOURCE
-
-    def read(self, path: Path) -> Iterator[RawText]:
-        return iter_json_records(path, self.record_id)
+    source = SOURCE
 
     def record_id(self, value: Any) -> str | None:
         if isinstance(value, dict) and "obs" in value and "pred_task" in value:

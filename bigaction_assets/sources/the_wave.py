@@ -13,16 +13,19 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import orjson
 
 from bigaction_assets.dom.match import find_outer_html, interactive_elements
 from bigaction_assets.hashing import page_snapshot
-from bigaction_assets.sources.base import ParsedRecord, RecordRejected, Rejection, StandardRecord
-from bigaction_assets.sources.jsonstream import RawText, iter_json_records
-from bigaction_assets.sources.landing import find_datasets
+from bigaction_assets.sources.base import (
+    JsonFilesAdapter,
+    ParsedRecord,
+    RecordRejected,
+    Rejection,
+    StandardRecord,
+)
 
 SOURCE = "the-wave"
 FIELDS = ("query", "url", "html", "selenium_ground_truth", "ground_truth_outer_html")
@@ -64,18 +67,10 @@ def record_key(value: dict[str, Any]) -> str:
     return hashlib.sha256(basis).hexdigest()[:16]
 
 
-class TheWaveAdapter:
+class TheWaveAdapter(JsonFilesAdapter):
     name = "the_wave"
     description = "the-wave rows (JSONL or a JSON array): a page, a query and its grounded action."
-
-    def dataset_files(self, folder: Path) -> dict[str, list[Path]]:
-        return find_datasets(folder, (".json", ".jsonl"))
-
-    def source_name(self, dataset: str) -> str:
-        return SOURCE
-
-    def read(self, path: Path) -> Iterator[RawText]:
-        return iter_json_records(path, self.record_id)
+    source = SOURCE
 
     def record_id(self, value: Any) -> str | None:
         return record_key(value) if isinstance(value, dict) else None
