@@ -2,14 +2,11 @@
 
 import dagster as dg
 
-from bigaction_assets.defs.partitions import datasets_partitions, telemetry_batches
-
 dataset_job = dg.define_asset_job(
     "build_dataset",
     selection=dg.AssetSelection.groups("raw", "standardized")
     | dg.AssetSelection.assets("thoughts", "sft_examples")
     | dg.AssetSelection.assets("benchmark_snapshot", "model_answers", "eval_results"),
-    partitions_def=datasets_partitions,
     description=(
         "Builds one landing dataset: raw records, standardized tables, generated thoughts, "
         "SFT examples, benchmark steps, a live model's answers (when one is set) and scores."
@@ -38,7 +35,6 @@ leaderboard_job = dg.define_asset_job(
 telemetry_batches_job = dg.define_asset_job(
     "ingest_telemetry_batches",
     selection=dg.AssetSelection.assets("raw_telemetry"),
-    partitions_def=telemetry_batches,
     description="Ingests landed telemetry batches into raw_telemetry (each batch once).",
 )
 
@@ -47,7 +43,6 @@ telemetry_day_job = dg.define_asset_job(
     selection=dg.AssetSelection.assets("raw_records", "telemetry_report")
     | dg.AssetSelection.assets("thoughts", "sft_examples")
     | dg.AssetSelection.groups("standardized"),
-    partitions_def=datasets_partitions,
     description="Compacts one day of telemetry batches into raw_records, then standardized "
     "episodes, generated thoughts and SFT examples, and refreshes the daily report.",
 )
