@@ -84,7 +84,7 @@ bench-thoughts: $(BIN)/.synced  ## thought generation throughput at concurrency 
 clean:
 	rm -rf $(BIGACTION_DATA_DIR) .pytest_cache .ruff_cache landing/telemetry landing/forget
 
-annotate: $(BIN)/.synced  ## the annotation app on http://127.0.0.1:8800 (PORT=...); accounts: see README
+annotate: $(BIN)/.synced  ## the annotation app on http://127.0.0.1:8800 (PORT=...); accounts: see docs/annotation.md
 	$(BIN)/python -m bigaction_assets.annotate --port $(or $(PORT),8800)
 
 bench-annotate: $(BIN)/.synced  ## label submissions/s and p95 latency, 20 concurrent clients

@@ -158,7 +158,7 @@ def summary(paths: Paths) -> str:
         f'  .venv/bin/duckdb {paths.catalog} "select source, count(*) from episodes group by 1"',
         "  make sql Q=sql/rejects_by_reason.sql   # the queries in sql/",
         "  make annotate                 # the annotation app, http://127.0.0.1:8800 "
-        "(accounts: see README)",
+        "(accounts: see docs/annotation.md)",
     ]
     return "\n".join(lines)
 

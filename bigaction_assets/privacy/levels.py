@@ -97,7 +97,7 @@ def keep(
 
 
 def level_table() -> list[tuple[str, str]]:
-    """(field, lowest level that keeps it) for the README."""
+    """(field, lowest level that keeps it) for the level table of docs/telemetry.md."""
     rows: list[tuple[str, str]] = []
 
     def walk(spec: Spec, prefix: str) -> None:
