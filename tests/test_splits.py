@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
+from bigaction_assets.sft.dedup import SeenContent
 from bigaction_assets.sft.splits import (
     assign_split,
     check_ratios,
     content_hash,
-    drop_duplicates,
 )
 
 RATIOS = {"train": 0.8, "validation": 0.1, "test": 0.1}
@@ -52,6 +53,11 @@ def test_content_hash_ignores_key_order_but_not_values():
     assert content_hash({"a": 1}) != content_hash({"a": 2})
 
 
-def test_later_copies_are_dropped_in_order():
-    rows = [{"id": n, "content_sha": sha} for n, sha in enumerate("abacb")]
-    assert [r["id"] for r in drop_duplicates(rows)] == [0, 1, 3]
+def test_seen_content_spills_to_disk_and_stays_exact():
+    digests = [bytes([n % 7]) * 16 for n in range(20)]  # 7 distinct, each repeated
+    with SeenContent(in_memory=3) as seen:
+        firsts = [seen.add(digest) for digest in digests]
+        folder = seen._folder
+        assert folder is not None and Path(folder.name).exists()  # past 3, on disk
+    assert firsts == [n < 7 for n in range(20)]
+    assert not Path(folder.name).exists()  # the scratch file goes with it

@@ -13,6 +13,7 @@ from typing import IO, Any
 from bigaction_assets.lake import query_connection, stream_rows
 from bigaction_assets.quality import has_table, relation
 from bigaction_assets.schemas.sft import SFT_FORMATS
+from bigaction_assets.sft.dedup import SeenContent
 from bigaction_assets.sft.sharegpt_format import dataset_info
 
 GROUP = "sft"
@@ -47,16 +48,14 @@ def write_sft_files(lake: Path, out: Path) -> dict[str, Any]:
     files: dict[str, Path] = {}
     if not has_table(lake, "sft_examples", group=GROUP):
         return {"examples_by_split": {}, "duplicates_dropped": 0, "files": []}
-    with query_connection() as con, ExitStack() as stack:
+    with query_connection() as con, ExitStack() as stack, SeenContent() as seen:
         sql = f"""select split, content_sha, {", ".join(SFT_FORMATS)}
             from {relation(lake, "sft_examples", group=GROUP)} order by example_id"""
-        seen: set[str] = set()
         handles: dict[tuple[str, str], IO[bytes]] = {}
         for split, content_sha, *renderings in stream_rows(con, sql):
-            if content_sha in seen:
+            if not seen.add(bytes.fromhex(content_sha[:32])):
                 dropped += 1
                 continue
-            seen.add(content_sha)
             counts[split] += 1
             for name, text in zip(SFT_FORMATS, renderings, strict=True):
                 if (name, split) not in handles:

@@ -33,11 +33,12 @@ def _batches(lake: Path, key: str) -> Iterator[list[tuple[dict[str, Any], list[d
     """(episode, events) in batches, reading both files once, in step, in the order written.
 
     The standardize step writes each episode's events together, in the order of the episodes;
-    reading the two files side by side needs no sort and no search, whatever their size.
+    reading the two files side by side needs no sort and no search, whatever their size. An
+    event that is not where that order puts it stops the reading at the end (the whole file has
+    then been walked, with no memory of the episodes seen: the run fails, nothing is written).
     """
     events = _rows(lake, "events", key)
     pending = next(events, None)
-    done: set[str] = set()
     batch: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
     pages: set[str] = set()
     for episode in _rows(lake, "episodes", key):
@@ -46,16 +47,16 @@ def _batches(lake: Path, key: str) -> Iterator[list[tuple[dict[str, Any], list[d
         while pending is not None and pending["episode_id"] == episode_id:
             own.append(pending)
             pending = next(events, None)
-        if pending is not None and pending["episode_id"] in done:
-            raise EventsOutOfOrder(f"events of {pending['episode_id']} are not together")
-        done.add(episode_id)
         batch.append((episode, sorted(own, key=lambda event: event["idx"])))
         pages.update(event["html_sha"] for event in own if event["html_sha"])
         if len(batch) == EPISODES_PER_BATCH or len(pages) >= PAGES_PER_BATCH:
             yield batch
             batch, pages = [], set()
     if pending is not None:
-        raise EventsOutOfOrder(f"events of {pending['episode_id']} follow every episode")
+        raise EventsOutOfOrder(
+            f"events of {pending['episode_id']} are not where the episodes' order puts them "
+            "(each episode's events together, episodes in order), or have no episode"
+        )
     if batch:
         yield batch
 

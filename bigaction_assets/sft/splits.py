@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -43,14 +43,3 @@ def assign_split(
 def content_hash(example: Any) -> str:
     """sha256 of an example's canonical JSON (sorted keys), for exact-duplicate detection."""
     return hashlib.sha256(orjson.dumps(example, option=orjson.OPT_SORT_KEYS)).hexdigest()
-
-
-def drop_duplicates(
-    examples: Iterable[dict[str, Any]], key: str = "content_sha"
-) -> Iterator[dict[str, Any]]:
-    """The examples whose `key` has not been seen before, in order; later copies are dropped."""
-    seen: set[str] = set()
-    for example in examples:
-        if example[key] not in seen:
-            seen.add(example[key])
-            yield example

@@ -12,6 +12,7 @@ from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import open_partition
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.sft import SftExampleSchema
+from bigaction_assets.sft.dedup import SeenContent
 from bigaction_assets.sft.examples import NOT_FOR_TRAINING, ExampleSettings
 from bigaction_assets.sft.files import write_sft_files
 from bigaction_assets.sft.inputs import episode_count, iter_episodes
@@ -63,12 +64,14 @@ def sft_examples(
     key = context.partition_key
     splits: Counter[str] = Counter()
     thoughts: Counter[str] = Counter()
-    seen: set[bytes] = set()  # 16 bytes of each content_sha: memory per example stays small
     skipped: Counter[str] = Counter()
     skipped_examples: list[dict[str, str]] = []
     duplicates, tokens, preview = 0, 0, []
     schema = arrow_schema(SftExampleSchema)
-    with open_partition(lake.root, GROUP, "sft_examples", key, schema) as writer:
+    with (
+        open_partition(lake.root, GROUP, "sft_examples", key, schema) as writer,
+        SeenContent() as seen,  # content digests: a set, then a scratch file on disk
+    ):
         sink = ValidatedSink(SftExampleSchema, writer)
         episodes = iter_episodes(lake.root, key, with_generated_thoughts=True)
         workers = worker_count(config.workers, episode_count(lake.root, key))
@@ -82,11 +85,9 @@ def sft_examples(
                 log(f"{outcome.episode_id} skipped: {skip.detail}")
                 continue
             for row in outcome.rows:
-                digest = bytes.fromhex(row["content_sha"][:32])
-                if digest in seen:
+                if not seen.add(bytes.fromhex(row["content_sha"][:32])):
                     duplicates += 1
                     continue
-                seen.add(digest)
                 sink.add(row)
                 splits[row["split"]] += 1
                 thoughts[row["thought_source"]] += 1
