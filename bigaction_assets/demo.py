@@ -11,6 +11,7 @@ import dagster as dg
 import duckdb
 
 from bigaction_assets import ingest
+from bigaction_assets.defs.resources import LLM_MODEL_ENV
 from bigaction_assets.settings import DATA_DIR_ENV, PROJECT_ROOT, Paths
 from bigaction_assets.sources import adapters
 
@@ -113,6 +114,27 @@ def land_telemetry(paths: Paths, definitions: dg.Definitions, instance: dg.Dagst
     print(f"  {'ok    ' if result.success else 'FAILED'} raw_telemetry", flush=True)
 
 
+def thoughts_line(con: duckdb.DuckDBPyConnection, views: list[str]) -> str:
+    """What the thoughts stage did: how many agent actions lack a recorded thought, and how
+    many thoughts a model wrote (none without one: say how to set one up)."""
+    missing = con.execute(
+        """select count(*) from events where kind in ('api_action', 'code_action',
+        'message_action') and source = 'agent' and coalesce(trim(description), '') = ''"""
+    ).fetchone()[0]
+    generated = 0
+    if "thoughts" in views:
+        generated = con.execute(
+            "select count(*) from thoughts where status = 'generated'"
+        ).fetchone()[0]
+    if os.environ.get(LLM_MODEL_ENV):
+        return f"Thoughts: {generated} generated for {missing} actions without a recorded one."
+    return (
+        f"Thoughts: {missing} actions have no recorded thought; no model configured, so none "
+        f"was generated (set {LLM_MODEL_ENV} and BIGACTION_LLM_BASE_URL, or run `make llm`: "
+        "docs/thoughts.md)."
+    )
+
+
 def summary(paths: Paths) -> str:
     """Rows per table, rejects by reason, and where to look next."""
     lines = ["", "Rows per table:"]
@@ -134,6 +156,7 @@ def summary(paths: Paths) -> str:
             lines += [f"  {dataset:<32} {reason:<18} {n:>5}" for dataset, reason, n in rows]
         if "rejects" not in views or not rows:
             lines.append("  none")
+        lines.append(thoughts_line(con, views))
     sft = paths.lake.parent / "sft"
     board = paths.lake.parent / "benchmark" / "leaderboard.md"
     if board.exists():

@@ -112,6 +112,8 @@ def test_without_a_model_the_llm_stages_run_and_call_nothing(demo: DemoRun) -> N
     assert query.returncode == 0, query.stderr
     assert query.stdout.strip() == "0,0"
     assert not (demo.root / "data" / "llm" / "calls.sqlite").exists(), "no call was made"
+    [line] = [line for line in demo.result.stdout.splitlines() if line.startswith("Thoughts:")]
+    assert "no model configured" in line and "make llm" in line
 
 
 def test_catalog_query_from_the_readme_lists_every_source(demo: DemoRun) -> None:
