@@ -18,6 +18,7 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from bigaction_assets.llm.retry import Backoff, Failure, classify
+from bigaction_assets.llm.transport import http_client
 
 Messages = list[dict[str, str]]
 Sleep = Callable[[float], Awaitable[None]]
@@ -84,6 +85,8 @@ class ChatClient:
 
     settings: ClientSettings
     sleep: Sleep = asyncio.sleep
+    connections: int = 8
+    """HTTP connections kept open: the calls in flight at most."""
     rng: random.Random = field(default_factory=random.Random)
     requests: int = 0
     retries: dict[str, int] = field(default_factory=dict)
@@ -97,6 +100,7 @@ class ChatClient:
                 api_key=self.settings.api_key or PLACEHOLDER_KEY,
                 timeout=self.settings.timeout_seconds,
                 max_retries=0,
+                http_client=http_client(self.connections),
             )
         return self._client
 

@@ -1,0 +1,86 @@
+"""The HTTP transport under the openai client: requests leave as they are made, and connection
+failures are told from timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import aiohttp
+import pytest
+from llm_server import Reply, ScriptedServer
+
+from bigaction_assets.llm import transport
+from bigaction_assets.llm.client import CallError, ChatClient, ClientSettings
+
+MESSAGES = [{"role": "user", "content": "Say something."}]
+
+
+def requests_seen_while_handling(workers: int) -> list[int]:
+    """For each of `workers` calls made by handlers that all became ready at once and each
+    block the loop for 50 ms: how many handlers had finished when the server read the call."""
+    handled = 0
+    seen: list[int] = []
+
+    def script(request):
+        if request.number > workers:  # the first round only opened the connections
+            seen.append(handled)
+        return Reply()
+
+    async def run(server: ScriptedServer) -> None:
+        nonlocal handled
+        client = ChatClient(ClientSettings("scripted", server.base_url), connections=workers)
+        ready = asyncio.Event()
+
+        async def worker() -> None:
+            nonlocal handled
+            await client.complete(MESSAGES)
+            await ready.wait()
+            time.sleep(0.05)  # the handling of a reply, holding the loop (not the GIL)
+            handled += 1
+            await client.complete(MESSAGES)
+
+        tasks = [asyncio.create_task(worker()) for _ in range(workers)]
+        while server.answered < workers:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        ready.set()  # every worker wakes in the same turn of the loop
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            await client.close()
+
+    with ScriptedServer(script) as server:
+        asyncio.run(run(server))
+    return seen
+
+
+def test_each_request_leaves_when_its_handler_makes_it_not_after_all_ready_handlers():
+    assert requests_seen_while_handling(3) == [1, 2, 3]
+
+
+def test_without_the_eager_body_the_requests_wait_for_every_ready_handler(monkeypatch):
+    """The failure the eager body prevents, shown with aiohttp's own request class."""
+    monkeypatch.setattr(transport, "EagerBodyRequest", aiohttp.ClientRequest)
+    assert requests_seen_while_handling(3) == [3, 3, 3]
+
+
+def complete_once(base_url: str) -> CallError:
+    async def run() -> None:
+        settings = ClientSettings("scripted", base_url, max_attempts=2, timeout_seconds=5.0)
+        client = ChatClient(settings, sleep=lambda _seconds: asyncio.sleep(0))
+        try:
+            await client.complete(MESSAGES)
+        finally:
+            await client.close()
+
+    with pytest.raises(CallError) as raised:
+        asyncio.run(run())
+    return raised.value
+
+
+def test_a_server_that_hangs_up_is_a_connection_error_not_a_timeout():
+    with ScriptedServer(lambda _request: Reply(drop=True)) as server:
+        error = complete_once(server.base_url)
+    assert error.failure.reason == "connection_error" and error.failure.retryable
+    assert error.requests == 2 and len(server.requests) == 2
