@@ -1,9 +1,10 @@
-"""The HTTP transport under the openai client: requests leave as they are made, and connection
-failures are told from timeouts."""
+"""The HTTP transport under the openai client: requests leave as they are made, connection
+failures are told from timeouts, and replies are read strictly."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import aiohttp
@@ -11,7 +12,7 @@ import pytest
 from llm_server import Reply, ScriptedServer
 
 from bigaction_assets.llm import transport
-from bigaction_assets.llm.client import CallError, ChatClient, ClientSettings
+from bigaction_assets.llm.client import CallError, ChatClient, ClientSettings, read_completion
 
 MESSAGES = [{"role": "user", "content": "Say something."}]
 
@@ -84,3 +85,39 @@ def test_a_server_that_hangs_up_is_a_connection_error_not_a_timeout():
         error = complete_once(server.base_url)
     assert error.failure.reason == "connection_error" and error.failure.retryable
     assert error.requests == 2 and len(server.requests) == 2
+
+
+def completion_body(**fields) -> bytes:
+    choice = {"index": 0, "message": {"role": "assistant", "content": "I act."}}
+    body = {"choices": [{**choice, "finish_reason": "stop"}], "usage": {}, **fields}
+    return json.dumps(body).encode()
+
+
+def test_a_reply_is_read_for_its_text_finish_reason_and_token_counts():
+    usage = {"prompt_tokens": 12, "completion_tokens": 3}
+    completion = read_completion(completion_body(usage=usage))
+    assert (completion.text, completion.finish_reason) == ("I act.", "stop")
+    assert (completion.prompt_tokens, completion.completion_tokens) == (12, 3)
+    unreported = read_completion(completion_body(usage=None))
+    assert unreported.prompt_tokens is None and unreported.completion_tokens is None
+    empty = {"message": {"content": None}, "finish_reason": "length"}
+    assert read_completion(completion_body(choices=[empty])).text == ""
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        (b"<html>busy</html>", "not JSON"),
+        (b"[1, 2]", "no choices"),
+        (completion_body(choices=[]), "no choices"),
+        (completion_body(choices=[{"text": "legacy completion"}]), "no message text"),
+        (completion_body(choices=[{"message": {"content": ["a", "b"]}}]), "no message text"),
+        (completion_body(choices=[{"message": {"content": "x"}, "finish_reason": 1}]), "finish"),
+        (completion_body(usage={"prompt_tokens": "12"}), "prompt_tokens"),
+        (completion_body(usage={"completion_tokens": True}), "completion_tokens"),
+        (completion_body(usage=[1]), "usage"),
+    ],
+)
+def test_a_reply_of_another_shape_is_refused_with_its_reason(body, why):
+    with pytest.raises(ValueError, match=why):
+        read_completion(body)
