@@ -1,8 +1,8 @@
 """The HTTP client under `openai.AsyncOpenAI`: aiohttp, with each request sent when it is made.
 
 The `openai` package ships an aiohttp transport (the `aiohttp` extra, `DefaultAioHttpClient`);
-it costs about half the CPU per request of the default httpx one (benchmarks/README.md). Two
-things are ours:
+a call costs ~30% less CPU over it than over the default httpx one (benchmarks/README.md).
+Three things are ours:
 
 - A pool of as many connections as calls in flight, kept alive between calls.
 - `EagerBodyRequest`. On Python 3.11 aiohttp writes a request's body (and with it the
@@ -12,6 +12,8 @@ things are ours:
   again: against a server with a steady latency a burst stays a burst for the whole run, and
   each call waits for the others' handling. Writing a body that is already in memory inside
   `send` lets each request leave as soon as its call makes it.
+- `ConnectionErrorsTransport`: a refused or dropped connection is a connection error, not a
+  timeout.
 """
 
 from __future__ import annotations
@@ -31,7 +33,11 @@ TLS_CONTEXT: ssl.SSLContext = httpx2.create_ssl_context()
 
 
 class EagerBodyRequest(aiohttp.ClientRequest):
-    """An aiohttp request whose in-memory body is on the wire when `send` returns."""
+    """An aiohttp request whose in-memory body is on the wire when `send` returns.
+
+    It reads aiohttp's request internals (`_body`, `_continue`), hence the exact pin of aiohttp
+    in pyproject.toml; `tests/test_llm_transport.py` fails if the order of sending changes.
+    """
 
     async def send(self, conn: Any) -> aiohttp.ClientResponse:
         body = self._body
