@@ -66,6 +66,25 @@ def test_without_the_eager_body_the_requests_wait_for_every_ready_handler(monkey
     assert requests_seen_while_handling(3) == [3, 3, 3]
 
 
+@pytest.mark.parametrize("eager_limit", [1 << 20, 16])
+def test_a_body_arrives_whole_written_at_once_or_past_the_limit_the_usual_way(
+    monkeypatch, eager_limit
+):
+    monkeypatch.setattr(transport, "EAGER_BODY_BYTES", eager_limit)
+    messages = [{"role": "user", "content": "é" * 5000 + " the end"}]
+
+    async def run(server: ScriptedServer) -> str:
+        client = ChatClient(ClientSettings("scripted", server.base_url), connections=2)
+        try:
+            return (await client.complete(messages)).text
+        finally:
+            await client.close()
+
+    with ScriptedServer() as server:
+        text = asyncio.run(run(server))
+    assert server.requests[0].messages == messages and text.startswith("I take this step")
+
+
 def complete_once(base_url: str) -> CallError:
     async def run() -> None:
         settings = ClientSettings("scripted", base_url, max_attempts=2, timeout_seconds=5.0)

@@ -30,6 +30,9 @@ from openai._vendor.httpx_aiohttp import AiohttpTransport
 # Built once per process, as the default client would for each: loading the CA certificates
 # takes ~20 ms. Plain http (a local server) never uses it.
 TLS_CONTEXT: ssl.SSLContext = httpx2.create_ssl_context()
+# A body up to this size is written at once, without waiting for the socket to drain (a prompt
+# within its token budgets is ~20 KB); a larger one goes the usual way.
+EAGER_BODY_BYTES = 1 << 20
 
 
 class EagerBodyRequest(aiohttp.ClientRequest):
@@ -41,9 +44,9 @@ class EagerBodyRequest(aiohttp.ClientRequest):
 
     async def send(self, conn: Any) -> aiohttp.ClientResponse:
         body = self._body
-        protocol = conn.protocol
-        streamed = not isinstance(body, BytesPayload) or self.chunked
-        if streamed or self._continue is not None or protocol is None or protocol.writing_paused:
+        small = isinstance(body, BytesPayload) and (body.size or 0) <= EAGER_BODY_BYTES
+        waits = self.chunked or self._continue is not None  # 100-continue: body after a reply
+        if not small or waits or conn.protocol is None or conn.protocol.writing_paused:
             return await super().send(conn)
         # Without a body aiohttp writes the headers at once and starts no writer task; the
         # Content-Length header was set from the body when the request was made.
