@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -120,6 +121,7 @@ def child(base_url: str, concurrency: int, calls: int) -> dict:
 
     wall, cpu, first = timed("first")
     _, rerun_cpu, second = timed("rerun")
+    shutil.rmtree(work)
     return {
         "concurrency": concurrency,
         "calls": first.stats.requests,
