@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,6 +84,12 @@ def resident_mb() -> float:
     return 0.0
 
 
+def cpu_seconds_of(pid: int) -> float:
+    """CPU-seconds (user + system) process `pid` has used so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def child(base_url: str, concurrency: int, calls: int) -> dict:
     """Build the partition, generate, generate again; figures as a dict."""
     from conftest import run_ingest, write_standardized
@@ -114,6 +121,7 @@ def child(base_url: str, concurrency: int, calls: int) -> dict:
 
     wall, cpu, first = timed("first")
     _, rerun_cpu, second = timed("rerun")
+    shutil.rmtree(work)
     return {
         "concurrency": concurrency,
         "calls": first.stats.requests,
@@ -149,13 +157,15 @@ def main() -> None:
         print(f"server {base_url}, latency {args.latency * 1000:.0f} ms; load {os.getloadavg()}")
         print("| concurrency | calls | seconds | calls/s | bound | of bound | round trip ms "
               "| of observed bound | rerun calls | CPU ms / call | calls/s per core "
-              "| RSS before / peak MB |")  # fmt: skip
-        print("| ---: " * 12 + "|")
+              "| server CPU ms / call | RSS before / peak MB |")  # fmt: skip
+        print("| ---: " * 13 + "|")
         for level in args.levels:
             command = [sys.executable, __file__, "--child", base_url, str(level)]
+            server_cpu = cpu_seconds_of(server.pid)
             out = subprocess.run(
                 [*command, str(level * args.rounds)], capture_output=True, text=True, check=True
             ).stdout
+            server_cpu = cpu_seconds_of(server.pid) - server_cpu
             r = json.loads(out.strip().splitlines()[-1])
             rate, bound = r["calls"] / r["seconds"], level / args.latency
             observed = level / r["mean_round_trip"]
@@ -164,7 +174,8 @@ def main() -> None:
                 f"| {level} | {r['calls']} | {r['seconds']:.2f} | {rate:.1f} | {bound:.0f} "
                 f"| {rate / bound:.0%} | {1000 * r['mean_round_trip']:.0f} "
                 f"| {rate / observed:.0%} | {r['rerun_calls']} | {cpu_ms:.2f} "
-                f"| {1000 / cpu_ms:.0f} | {r['baseline_rss_mb']:.0f} / {r['peak_rss_mb']:.0f} |",
+                f"| {1000 / cpu_ms:.0f} | {1000 * server_cpu / r['calls']:.2f} "
+                f"| {r['baseline_rss_mb']:.0f} / {r['peak_rss_mb']:.0f} |",
                 flush=True,
             )
         print(f"load average after: {os.getloadavg()}")

@@ -2,9 +2,9 @@
 
 Real HTTP/1.1 with keep-alive on asyncio streams, so the real `openai` client talks to it as to
 any server. A script decides each reply: latency, a status with headers (429 + Retry-After, 500),
-a hang past the client's timeout, a malformed body, or a normal completion. Run it in a thread
-(`ScriptedServer(...).start()`) or as a process (`python tests/llm_server.py --latency 0.2`,
-which prints its base URL on the first line).
+a hang past the client's timeout, a dropped connection, a malformed body, or a normal completion.
+Run it in a thread (`ScriptedServer(...).start()`) or as a process (`python tests/llm_server.py
+--latency 0.2`, which prints its base URL on the first line).
 """
 
 from __future__ import annotations
@@ -63,6 +63,8 @@ class Reply:
     """Seconds to wait before answering (added to the server's fixed latency)."""
     hang: bool = False
     """Never answer: hold the request until the client gives up (a timeout)."""
+    drop: bool = False
+    """Close the connection without answering (a server that hangs up)."""
     raw_body: bytes | None = None
     """Send these bytes as the body instead of a completion (malformed output)."""
     finish_reason: str = "stop"
@@ -190,6 +192,8 @@ class ScriptedServer:
         reply = self.script(received) if scripted else Reply(status=404)
         if self.latency or reply.delay:
             await asyncio.sleep(self.latency + reply.delay)
+        if reply.drop:
+            return False
         if reply.hang:  # until the client gives up and closes, or hang_seconds
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(reader.read(), self.hang_seconds)

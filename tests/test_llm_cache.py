@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
+import pytest
 from llm_server import Reply, ScriptedServer
 
 from bigaction_assets.llm.budget import Budget, Price, PriceTable
@@ -80,6 +81,51 @@ def test_concurrency_is_bounded_and_used(tmp_path):
     with ScriptedServer(latency=0.05) as server:
         run(server.base_url, tmp_path / "c.sqlite", requests(40), concurrency=6)
     assert server.max_in_flight == 6
+
+
+def test_workers_start_one_turn_of_the_loop_apart():
+    """Each worker takes its first job a turn of the event loop after the one before, so I/O
+    that finished meanwhile is handled before every worker has started: the first calls leave
+    as they are made, not all together after every worker's first prompt."""
+    events: list[str] = []
+
+    def job(n: int):
+        async def _run() -> None:
+            events.append(f"start {n}")
+            done = asyncio.get_running_loop().create_future()
+            asyncio.get_running_loop().call_soon(done.set_result, None)  # I/O done at once
+            await done
+            events.append(f"resumed {n}")
+
+        return _run
+
+    asyncio.run(run_jobs((job(n) for n in range(3)), 3))
+    assert events.index("resumed 0") < events.index("start 2")
+    assert sorted(events) == sorted(f"{e} {n}" for e in ("start", "resumed") for n in range(3))
+
+
+def test_a_job_that_fails_stops_the_other_workers():
+    cancelled: list[int] = []
+
+    def job(n: int):
+        async def _run() -> None:
+            if n == 0:
+                raise RuntimeError("a bug in a job")
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                cancelled.append(n)
+                raise
+
+        return _run
+
+    async def main() -> list[int]:
+        with pytest.raises(RuntimeError, match="a bug"):
+            await run_jobs((job(n) for n in range(3)), 3)
+        await asyncio.sleep(0)  # one turn for the cancellations to land
+        return sorted(cancelled)
+
+    assert asyncio.run(main()) == [1, 2]  # stopped at once, not when the loop closes
 
 
 def must_be_polite(completion: Completion) -> str:

@@ -202,7 +202,12 @@ Job = Callable[[], Awaitable[None]]
 
 
 async def run_jobs(jobs: Iterable[Job], concurrency: int) -> None:
-    """Run every job on `concurrency` workers; a job is made only when a worker takes it."""
+    """Run every job on `concurrency` workers; a job is made only when a worker takes it.
+
+    Workers start a turn of the event loop apart: started together, each would build its
+    first prompt before any call could leave, and all first calls (and their replies) would
+    then come as one burst.
+    """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, not {concurrency}")
     iterator = iter(jobs)
@@ -211,4 +216,12 @@ async def run_jobs(jobs: Iterable[Job], concurrency: int) -> None:
         for job in iterator:  # one thread: workers take jobs from the iterator in turn
             await job()
 
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    workers: list[asyncio.Task[None]] = []
+    try:
+        for _ in range(concurrency):
+            workers.append(asyncio.create_task(worker()))
+            await asyncio.sleep(0)  # one turn: the last worker's connection and call get going
+        await asyncio.gather(*workers)
+    finally:  # a failure or a cancellation stops every worker, started or not yet awaited
+        for task in workers:
+            task.cancel()

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import openai
-from openai.types.chat import ChatCompletion
+import orjson
 
 from bigaction_assets.llm.retry import Backoff, Failure, classify
+from bigaction_assets.llm.transport import http_client
 
 Messages = list[dict[str, str]]
 Sleep = Callable[[float], Awaitable[None]]
@@ -84,6 +85,8 @@ class ChatClient:
 
     settings: ClientSettings
     sleep: Sleep = asyncio.sleep
+    connections: int = 8
+    """HTTP connections kept open: the calls in flight at most."""
     rng: random.Random = field(default_factory=random.Random)
     requests: int = 0
     retries: dict[str, int] = field(default_factory=dict)
@@ -97,6 +100,7 @@ class ChatClient:
                 api_key=self.settings.api_key or PLACEHOLDER_KEY,
                 timeout=self.settings.timeout_seconds,
                 max_retries=0,
+                http_client=http_client(self.connections),
             )
         return self._client
 
@@ -113,20 +117,12 @@ class ChatClient:
             "temperature": temperature,
             "max_tokens": self.settings.max_tokens,
         }
-        # `post` sends the body as it is; `chat.completions.create` first walks every message
-        # through its TypedDict transforms, ~1 ms of CPU per call that buys nothing for plain
-        # text messages and capped throughput at high concurrency (benchmarks/README.md).
-        response = await self.client.post("/chat/completions", cast_to=ChatCompletion, body=body)
-        if not response.choices or response.choices[0].message is None:
-            raise ValueError("the response holds no choices")
-        choice = response.choices[0]
-        usage = response.usage
-        return Completion(
-            text=choice.message.content or "",
-            finish_reason=choice.finish_reason,
-            prompt_tokens=usage.prompt_tokens if usage else None,
-            completion_tokens=usage.completion_tokens if usage else None,
-        )
+        # `post` sends the body as it is and returns the reply's bytes: the typed
+        # `chat.completions.create` walks every message through its TypedDict transforms and
+        # builds a `ChatCompletion` model, ~1 ms of CPU per call that capped throughput at high
+        # concurrency (benchmarks/README.md); `read_completion` checks the fields we use.
+        reply = await self.client.post("/chat/completions", cast_to=bytes, body=body)
+        return read_completion(reply)
 
     async def complete(self, messages: Messages, temperature: float | None = None) -> Completion:
         """The model's reply to `messages` (at `temperature`, else the settings' one).
@@ -152,3 +148,41 @@ class ChatClient:
             self.retries[failure.reason] = self.retries.get(failure.reason, 0) + 1
             await self.sleep(backoff.delay(attempt, failure, self.rng))
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def read_completion(reply: bytes) -> Completion:
+    """The first choice of a chat completion's JSON body, and the tokens it reports.
+
+    Raises:
+        ValueError: the body is not JSON, or has no first choice with a message whose content
+            is text (or null), or a finish reason or token count of the wrong type.
+    """
+    try:
+        data = orjson.loads(reply)
+    except orjson.JSONDecodeError as error:
+        raise ValueError(f"the response is not JSON: {error}") from None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ValueError("the response holds no choices")
+    message = choices[0].get("message")
+    if not isinstance(message, dict) or not isinstance(message.get("content"), str | None):
+        raise ValueError("the first choice holds no message text")
+    finish_reason = choices[0].get("finish_reason")
+    if not isinstance(finish_reason, str | None):
+        raise ValueError(f"the finish reason is not text: {finish_reason!r}")
+    usage = data.get("usage") or {}
+    if not isinstance(usage, dict):
+        raise ValueError(f"the usage is not an object: {usage!r}")
+    return Completion(
+        text=message.get("content") or "",
+        finish_reason=finish_reason,
+        prompt_tokens=_token_count(usage, "prompt_tokens"),
+        completion_tokens=_token_count(usage, "completion_tokens"),
+    )
+
+
+def _token_count(usage: dict[str, Any], name: str) -> int | None:
+    count = usage.get(name)
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
+        raise ValueError(f"usage.{name} is not a whole number: {count!r}")
+    return count

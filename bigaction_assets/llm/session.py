@@ -46,7 +46,7 @@ def run_calls(
     """Run the jobs `make_jobs(caller)` gives, `config.concurrency` at a time; their stats."""
 
     async def main() -> RunStats:
-        client = ChatClient(config.client)
+        client = ChatClient(config.client, connections=config.concurrency)
         with CallCache(cache_path) as cache:
             budget = Budget(config.budget_tokens, config.budget_usd, cache.run_spend(run_id))
             caller = CachedCaller(
