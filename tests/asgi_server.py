@@ -13,13 +13,16 @@ import uvicorn
 
 
 @contextmanager
-def serving(app: Any, name: str, lifespan: str = "off") -> Iterator[tuple[str, int]]:
+def serving(
+    app: Any, name: str, lifespan: str = "off", **options: Any
+) -> Iterator[tuple[str, int]]:
     """(host, port) where `app` answers until the block ends; `lifespan="on"` runs the app's
-    startup and shutdown (the collector starts and stops its landing workers there)."""
+    startup and shutdown (the collector starts and stops its landing workers there); `options`
+    go to `uvicorn.Config`."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(app, log_level="warning", lifespan=lifespan, backlog=256)
+    config = uvicorn.Config(app, log_level="warning", lifespan=lifespan, backlog=256, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
