@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import dagster as dg
@@ -93,7 +94,11 @@ def test_a_browser_signs_in_labels_and_the_label_reaches_annotations(
 
     everything = [*defs().assets, *defs().asset_checks]
     selection = dg.AssetSelection.assets("annotations")
-    assert dg.materialize(everything, resources={"lake": lake}, selection=selection).success
+    # in a thread of its own: this one still holds Playwright's event loop, which Dagster's
+    # run would otherwise try (and fail) to shut down
+    with ThreadPoolExecutor(1) as pool:
+        run = pool.submit(dg.materialize, everything, resources={"lake": lake}, selection=selection)
+        assert run.result().success
     rows = pq.read_table(data / "lake" / "reward" / "annotations" / "all.parquet").to_pylist()
     found = {(r["item_id"], r["verdict"], r["annotator_id"]) for r in rows}
     assert found == {
