@@ -15,7 +15,8 @@ from bigaction_assets.benchmark.evaluate import (
 )
 
 ROW = {
-    "task_id": "t", "step": 0, "dataset": "mind2web.test_task_x", "split": "test_task",
+    "task_id": "t", "step": 0, "episode_id": "mind2web/t", "dataset": "mind2web.test_task_x",
+    "split": "test_task",
     "is_valid": True, "choices_sha": "abc", "candidate_ids": ["10", "11", "12"],
     "target_ids": ["11"], "target_op": "TYPE", "target_op_value": "New York",
     "prompt_0": json.dumps([{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]),

@@ -134,12 +134,13 @@ def test_failures_and_no_model(lake_with_snapshot, dagster_lake, ephemeral_insta
 def test_erasure_reaches_live_answers_and_their_calls(
     lake_with_snapshot, dagster_lake, ephemeral_instance
 ):
-    """model_answers rows carry episode_id: erasing an episode removes its rows and the cached
-    calls (both turns) whose prompts held its page."""
+    """model_answers and eval_results rows carry episode_id: erasing an episode removes their
+    rows and the cached calls (both turns) whose prompts held its page."""
     pipeline = lake_with_snapshot
     with ScriptedServer(scripted_models(seeact_answers(dagster_lake))) as server:
         llm = LLMResource(base_url=server.base_url, model="good")
         assert run(pipeline, dagster_lake, ephemeral_instance, ANSWERS, llm).success
+    assert run(pipeline, dagster_lake, ephemeral_instance, SCORES).success
     path = dagster_lake.table("benchmark", "model_answers", KEY)
     rows = pq.read_table(path).to_pylist()
     episode = rows[0]["episode_id"]
@@ -149,8 +150,12 @@ def test_erasure_reaches_live_answers_and_their_calls(
     forgotten = Forgotten(frozenset(), frozenset({episode}))
     assert table_offenders(dagster_lake.root, "benchmark", "model_answers", forgotten)
 
+    assert table_offenders(dagster_lake.root, "benchmark", "eval_results", forgotten)
+
     erased = erase_lake(dagster_lake.root, forgotten)
     assert erased["benchmark/model_answers"] == {KEY: theirs}
+    assert erased["benchmark/eval_results"] == {KEY: theirs}  # one model: one row per step
+    assert not table_offenders(dagster_lake.root, "benchmark", "eval_results", forgotten)
     assert erase_subjects(cache, [episode]) == 2 * theirs
     assert not table_offenders(dagster_lake.root, "benchmark", "model_answers", forgotten)
     left = pq.read_table(path).to_pylist()

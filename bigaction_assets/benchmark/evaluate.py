@@ -115,7 +115,7 @@ def evaluate_row(model: str, row: dict[str, Any], prediction: Prediction | None)
     """The `eval_results` row of one model on one snapshot step."""
     result: dict[str, Any] = {
         "model": model, "task_id": row["task_id"], "step": row["step"],
-        "dataset": row["dataset"], "split": row["split"],
+        "episode_id": row["episode_id"], "dataset": row["dataset"], "split": row["split"],
         "answer": prediction.answer if prediction else None,
         "predicted_label": None, "predicted_id": None, "predicted_op": None,
         "predicted_value": None, "element_correct": None, "op_f1": None,

@@ -93,6 +93,7 @@ class EvalResultSchema(pa.DataFrameModel):
     model: str = pa.Field(description="Model name, as the predictions name it.")
     task_id: str = pa.Field(description="Task of the step.")
     step: pl.Int32 = pa.Field(ge=0, description="Action number within the task.")
+    episode_id: str = pa.Field(description="The standardized episode (what erasure looks for).")
     dataset: str = pa.Field(description="Partition key of the landing dataset.")
     split: str = pa.Field(nullable=True, description="Source split.")
     status: str = pa.Field(isin=EVAL_STATUSES, description="How the answer was scored.")

@@ -36,8 +36,9 @@ from bigaction_assets.sink import ValidatedSink
 GROUP = "benchmark"
 # Bump when what a step shows or how it is scored changes; prompts carry their own version.
 BENCHMARK_VERSION = f"1.{PROMPT_VERSION}"
+EVAL_RESULTS_VERSION = f"{BENCHMARK_VERSION}.2"  # .2: rows carry their episode_id
 EVAL_COLUMNS = [
-    "task_id", "step", "dataset", "split", "is_valid", "choices_sha", "candidate_ids",
+    "task_id", "step", "episode_id", "dataset", "split", "is_valid", "choices_sha", "candidate_ids",
     "target_ids", "target_op", "target_op_value",
 ]  # fmt: skip
 
@@ -109,7 +110,7 @@ def benchmark_snapshot(
     kinds={"python", "parquet"},
     partitions_def=datasets_partitions,
     deps=[benchmark_snapshot, "model_answers"],
-    code_version=BENCHMARK_VERSION,
+    code_version=EVAL_RESULTS_VERSION,
     metadata={"dagster/column_schema": column_schema(EvalResultSchema)},
 )
 def eval_results(

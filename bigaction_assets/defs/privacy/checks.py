@@ -42,6 +42,7 @@ sft_examples_forgotten = forgotten_users_absent("sft_examples", "sft")
 benchmark_snapshot_forgotten = forgotten_users_absent("benchmark_snapshot", "benchmark")
 thoughts_forgotten = forgotten_users_absent("thoughts", "thoughts")
 model_answers_forgotten = forgotten_users_absent("model_answers", "benchmark")
+eval_results_forgotten = forgotten_users_absent("eval_results", "benchmark")
 annotation_items_forgotten = forgotten_users_absent("annotation_items", "reward")
 annotations_forgotten = forgotten_users_absent("annotations", "reward")
 reward_examples_forgotten = forgotten_users_absent("reward_examples", "reward")
@@ -79,6 +80,7 @@ FORGET_CHECKS = (
     raw_telemetry_forgotten, raw_records_forgotten, episodes_forgotten, events_forgotten,
     web_candidates_forgotten, rejects_forgotten, sft_examples_forgotten,
     benchmark_snapshot_forgotten, thoughts_forgotten, model_answers_forgotten,
+    eval_results_forgotten,
     hub_release_forgotten, annotation_items_forgotten, annotations_forgotten,
     reward_examples_forgotten, annotation_store_forgotten,
 )  # fmt: skip
