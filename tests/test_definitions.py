@@ -6,6 +6,8 @@ import importlib
 import json
 import os
 import pkgutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ import pytest
 
 import bigaction_assets.defs as defs_package
 from bigaction_assets.definitions import defs
+from bigaction_assets.settings import PROJECT_ROOT
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "asset_graph.json"
 UPDATE_ENV = "UPDATE_SNAPSHOTS"
@@ -134,3 +137,19 @@ def test_every_asset_has_a_description_and_its_stage_as_group(
             assert node.group_name == stage, (
                 f"{_key(key)} is defined in defs/{stage}/ but is in group {node.group_name!r}"
             )
+
+
+def test_the_workspace_make_ui_serves_loads_under_its_own_name(tmp_path) -> None:
+    """`make ui` serves `workspace.yaml`; Dagster loads it as the webserver would, and the
+    project's name agrees with the workspace's whatever the folder is called."""
+    dagster = Path(sys.executable).parent / "dagster"
+    env = {**os.environ, "DAGSTER_HOME": str(tmp_path)}
+    (tmp_path / "dagster.yaml").write_text((PROJECT_ROOT / "dagster.yaml").read_text())
+    done = subprocess.run(
+        [str(dagster), "definitions", "validate", "-w", str(PROJECT_ROOT / "workspace.yaml")],
+        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-3000:]
+    assert "Validation successful for code location bigaction" in output
+    assert "does not match" not in output
