@@ -109,6 +109,41 @@ def lake_counts(target: DagsterLake, datasets: tuple[str, ...]) -> dict[str, dic
     return counts | {f"sft_{f}": sft for f in ("openai", "sharegpt", "openhands")}
 
 
+def assert_same_messages(loaded: list[dict[str, Any]], lake: list[dict[str, Any]]) -> None:
+    """Each loaded message holds the lake message's fields, and null in the fields it lacks
+    (one Arrow struct holds every kind of message)."""
+    assert len(loaded) == len(lake)
+    for got, want in zip(loaded, lake, strict=True):
+        assert {key: got[key] for key in want} == want
+        assert all(got[key] is None for key in set(got) - set(want))
+
+
+def assert_native_columns_hold_the_lake_examples(target, sft_rows) -> None:
+    """Each SFT config's columns, as `datasets` loads them, are the lake's example exactly."""
+    import pyarrow.parquet as pq
+
+    lake: dict[str, dict[str, Any]] = {}
+    for dataset in ("adp.synatra", "mind2web.train_demo"):
+        for row in pq.read_table(target.table("sft", "sft_examples", dataset)).to_pylist():
+            lake[row["example_id"]] = row
+    for config, rows in sft_rows.items():
+        fmt = config.removeprefix("sft_")
+        assert len(rows) == len(lake)
+        for row in rows:
+            example = json.loads(lake[row["example_id"]][fmt])
+            if fmt == "openai":
+                assert_same_messages(row["messages"], example["messages"])
+                assert json.loads(row["tools"]) == example["tools"]
+                calls = [c for m in row["messages"] for c in m["tool_calls"] or []]
+                assert calls and all(isinstance(json.loads(c["function"]["arguments"]), dict)
+                                     for c in calls)  # fmt: skip
+            else:
+                assert row["conversations"] == example["conversations"]
+                assert row["system"] == example["system"]
+                if fmt == "sharegpt":
+                    assert row["tools"] == example["tools"]
+
+
 def test_local_release_loads_with_datasets(pipeline, built, tmp_path):
     from datasets import load_dataset
 
@@ -122,11 +157,15 @@ def test_local_release_loads_with_datasets(pipeline, built, tmp_path):
     meta = front_matter(folder)
     assert meta["license"] and meta["task_categories"] and meta["size_categories"]
     loaded: dict[str, dict[str, int]] = {}
+    sft_rows: dict[str, list[dict[str, Any]]] = {}
     for config in meta["configs"]:
         files = {d["split"]: str(folder / d["path"]) for d in config["data_files"]}
         ds = load_dataset("parquet", data_files=files, cache_dir=str(tmp_path / "cache"))
         loaded[config["config_name"]] = {split: ds[split].num_rows for split in ds}
+        if config["config_name"].startswith("sft_"):
+            sft_rows[config["config_name"]] = [row for split in ds for row in ds[split]]
     assert loaded == expected
+    assert_native_columns_hold_the_lake_examples(target, sft_rows)
     assert {c["config_name"] for c in meta["configs"]} == {
         "episodes", "events", "sft_openai", "sft_sharegpt", "sft_openhands"
     }  # fmt: skip

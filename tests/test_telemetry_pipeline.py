@@ -35,7 +35,7 @@ ANA_TASK = "Log in to billing.acme.example.com as"  # her objective, scrubbed: s
 PLANTED = ["ana.garcia@example.org", "ana.garcia%40example.org", "Tr0ub4dor&3x", "(415) 555-0187",
            "415-555-0164", "4111 1111 1111 1111", "DE89 3704 0044 0532 0130 00",
            "DE89370400440532013000", "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI", "10.12.0.7",
-           "2001:db8:85a3::8a2e:370:7334", "hf_", "ghp_", "sk-proj-", "eyJhbGciOi",
+           "2001:db8:85a3::8a2e:370:7334", "hf_jUyF", "ghp_", "sk-proj-", "eyJhbGciOi",
            "li.wei%40example.net"]  # fmt: skip
 TABLES = [("telemetry", "raw_telemetry"), ("raw", "raw_records"), ("standardized", "episodes"),
           ("standardized", "events"), ("standardized", "dom_snapshots"), ("sft", "sft_examples")]  # fmt: skip

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bigaction_assets.release.provenance import DatasetProvenance
+from bigaction_assets.sft.sharegpt_format import dataset_info
 
 SIZE_CATEGORIES = (
     (1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
@@ -16,9 +17,19 @@ SIZE_CATEGORIES = (
 CONFIG_DESCRIPTIONS = {
     "episodes": "one row per episode (a task attempted from start to end), standardized",
     "events": "one row per (episode_id, idx): an observation or an action, in order",
-    "sft_openai": "OpenAI chat format; column `openai` is the example as JSON text",
-    "sft_sharegpt": "ShareGPT format; column `sharegpt` is the example as JSON text",
-    "sft_openhands": "OpenHands format; column `openhands` is the example as JSON text",
+    "sft_openai": (
+        "OpenAI chat format for OpenAI-style fine-tuning and TRL: `messages` (role, content, "
+        "`tool_calls` with JSON-string arguments, `tool_call_id`; fields a message does not "
+        "have are null) and `tools` (the functions offered, as a JSON string)"
+    ),
+    "sft_sharegpt": (
+        "LLaMA-Factory sharegpt: `conversations` (from, value), `system`, `tools` (JSON "
+        "string); loads in LLaMA-Factory from the Hub with the entry below"
+    ),
+    "sft_openhands": (
+        "OpenHands text (ADP's SFT form, element ids whole): `conversations` (from, value) "
+        "and `system`"
+    ),
     "reward_judge": (
         "judge SFT from human verdicts (ProactiveAgent's rules): column `record` is a "
         "LLaMA-Factory sharegpt conversation (system, observations and proposed task, "
@@ -134,6 +145,31 @@ def provenance(card: CardData) -> list[str]:
     return [*lines, "```", ""]
 
 
+def usage() -> list[str]:
+    """How to load the SFT configs with `datasets`, TRL and LLaMA-Factory."""
+    [(_, entry)] = dataset_info({"bigaction_sft": "unused"}).items()
+    hub_entry = {"hf_hub_url": "<repo>", "subset": "sft_sharegpt", "split": "train"}
+    hub_entry |= {k: v for k, v in entry.items() if k != "file_name"}
+    return [
+        "## Use it",
+        "",
+        "```python",
+        "import json",
+        "from datasets import load_dataset",
+        "",
+        'ds = load_dataset("<repo>", "sft_openai", split="train")',
+        'example = ds[0]  # example["messages"]: the chat; json.loads(example["tools"]): the tools',
+        "```",
+        "",
+        "LLaMA-Factory reads `sft_sharegpt` from the Hub with this `dataset_info.json` entry:",
+        "",
+        "```json",
+        json.dumps({"bigaction_sft": hub_entry}, indent=2),
+        "```",
+        "",
+    ]
+
+
 def render_card(card: CardData) -> str:
     """The whole `README.md`."""
     body = [
@@ -143,12 +179,7 @@ def render_card(card: CardData) -> str:
         "Protocol format), and supervised fine-tuning examples rendered from them in three "
         "formats. Each source dataset keeps its own license; see Provenance.",
         "",
-        "```python",
-        "from datasets import load_dataset",
-        "",
-        'ds = load_dataset("<repo>", "sft_openai", split="train")',
-        "```",
-        "",
+        *usage(),
         *statistics(card),
         *provenance(card),
     ]
