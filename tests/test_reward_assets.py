@@ -244,6 +244,12 @@ def test_the_release_carries_the_reward_sets_that_join_to_its_episodes(stage, tm
     shards = sorted((release.folder / "data" / "reward_preference").glob("*.parquet"))
     pairs = pa.concat_tables([pq.read_table(s) for s in shards]).to_pylist()
     assert pairs and all(p["item_kind"] == "proactive_turn" for p in pairs)  # web pair left out
+    # LLaMA-Factory's own columns, each pair exactly the lake's record
+    lake = {r["example_id"]: r for r in rows(target, "reward_examples")}
+    for pair in pairs:
+        record = orjson.loads(lake[pair["example_id"]]["record"])
+        assert {k: pair[k] for k in ("conversations", "chosen", "rejected", "system")} == record
+        assert pair["chosen"]["from"] == pair["rejected"]["from"] == "gpt"
     card = (release.folder / "README.md").read_text()
     assert 'config_name: "reward_judge"' in card and "joins to `episodes`" in card
 

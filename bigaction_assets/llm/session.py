@@ -12,6 +12,7 @@ from bigaction_assets.llm.budget import Budget, PriceTable
 from bigaction_assets.llm.cache import CallCache
 from bigaction_assets.llm.caller import CachedCaller, Job, RunStats, run_jobs
 from bigaction_assets.llm.client import ChatClient, ClientSettings
+from bigaction_assets.llm.interrupts import propagating_interrupts
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def run_calls(
                 config.max_output_attempts, config.max_failed_runs,
             )  # fmt: skip
             try:
-                await run_jobs(make_jobs(caller), config.concurrency)
+                await propagating_interrupts(run_jobs(make_jobs(caller), config.concurrency))
             finally:
                 await client.close()
             caller.stats.retries.update(client.retries)

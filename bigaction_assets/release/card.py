@@ -31,14 +31,14 @@ CONFIG_DESCRIPTIONS = {
         "and `system`"
     ),
     "reward_judge": (
-        "judge SFT from human verdicts (ProactiveAgent's rules): column `record` is a "
-        "LLaMA-Factory sharegpt conversation (system, observations and proposed task, "
-        '`{"thought", "judgement"}`); `episode_id` joins to `episodes`'
+        "judge SFT from human verdicts (ProactiveAgent's rules), LLaMA-Factory sharegpt: "
+        "`conversations` (the observations and proposed task, then the answer "
+        '`{"thought", "judgement"}`) and `system`; `episode_id` joins to `episodes`'
     ),
     "reward_preference": (
-        "preference pairs from human verdicts: column `record` holds LLaMA-Factory's "
-        "`conversations`, `chosen`, `rejected`, `system` (ranking data); `episode_id` (chosen) "
-        "and `rejected_item_id` join to `episodes`"
+        "preference pairs from human verdicts, LLaMA-Factory ranking data: `conversations`, "
+        "`chosen`, `rejected` (each from, value) and `system`; `episode_id` (chosen) and "
+        "`rejected_item_id` join to `episodes`"
     ),
 }
 
