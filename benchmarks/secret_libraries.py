@@ -5,10 +5,10 @@
 
 For the credential kinds detect-secrets also covers (API keys, JWTs, bearer tokens, passwords):
 recall on the corpus's cases (a case counts as found when the scanner reports a value that is
-part of the planted secret or holds it; ours must replace it whole), false alarms on the look-alike record and on the bundled Mind2Web demo pages,
-and MB of text per CPU-second over every record of the corpus. Our side is the scrubber the
-collector runs, all kinds on (it also looks for emails, phones, cards, IBANs and IPs, which
-detect-secrets does not).
+part of the planted secret or holds it; ours must replace it whole), false alarms on the
+look-alike record and on the bundled Mind2Web demo pages, and MB of text per CPU-second over
+every record of the corpus. Our side is the scrubber the collector runs, all kinds on (it also
+looks for emails, phones, cards, IBANs and IPs, which detect-secrets does not).
 """
 
 from __future__ import annotations
