@@ -14,7 +14,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
 import pytest
+from planted import PLANTED, stored_text
+
+from bigaction_assets.telemetry.sample import SAMPLE
 
 pytestmark = pytest.mark.e2e
 
@@ -202,3 +206,21 @@ def test_the_readme_cli_command_rebuilds_one_partition_to_the_same_bytes(demo: D
     steps = set(re.findall(r" - ([\w.]+) - STEP_SUCCESS", done.stderr))
     assert "raw_records" in steps and len(steps) >= 2, steps  # the raw table and the spine
     assert {path: path.read_bytes() for path in files} == before
+
+
+def test_demo_lands_the_telemetry_sample_scrubbed_into_the_standardized_tables(demo: DemoRun):
+    """The bundled client batches go through the collector's intake: their runs are episodes,
+    and no secret or raw id they carried is in any byte the demo wrote."""
+    assert demo.result.returncode == 0
+    query = duckdb_cli(
+        str(demo.catalog), "-csv", "-noheader",
+        "select count(distinct e.episode_id), count(*) from events e join episodes using "
+        "(episode_id) where episodes.source = 'telemetry'",
+    )  # fmt: skip
+    assert query.returncode == 0, query.stderr
+    episodes, events = map(int, query.stdout.strip().split(","))
+    assert episodes >= 3 and events > episodes
+    sent = [r for line in SAMPLE.read_bytes().splitlines() for r in orjson.loads(line)]
+    written = stored_text(demo.root / "data")
+    for raw in PLANTED + [r["user_id"] for r in sent] + [r["run_id"] for r in sent]:
+        assert raw not in written, raw

@@ -14,8 +14,8 @@ from typing import Any
 import dagster as dg
 import orjson
 import pyarrow.dataset as ds
-import pyarrow.parquet as pq
 import pytest
+from planted import PLANTED, stored_text
 
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.release.assets import release_asset
@@ -32,11 +32,6 @@ DAY_BUILD = dg.AssetSelection.assets(
 FORGET = "forget_users"
 ANA = Pseudonymizer.from_env(dev=True).user("ana.garcia@example.org")
 ANA_TASK = "Log in to billing.acme.example.com as"  # her objective, scrubbed: still hers
-PLANTED = ["ana.garcia@example.org", "ana.garcia%40example.org", "Tr0ub4dor&3x", "(415) 555-0187",
-           "415-555-0164", "4111 1111 1111 1111", "DE89 3704 0044 0532 0130 00",
-           "DE89370400440532013000", "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI", "10.12.0.7",
-           "2001:db8:85a3::8a2e:370:7334", "hf_jUyF", "ghp_", "sk-proj-", "eyJhbGciOi",
-           "li.wei%40example.net"]  # fmt: skip
 TABLES = [("telemetry", "raw_telemetry"), ("raw", "raw_records"), ("standardized", "episodes"),
           ("standardized", "events"), ("standardized", "dom_snapshots"), ("sft", "sft_examples")]  # fmt: skip
 
@@ -155,20 +150,6 @@ def _checks(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
         f"{e.asset_key.to_user_string()}:{e.check_name}": e.passed
         for e in result.get_asset_check_evaluations()
     }
-
-
-def stored_text(root: Path, skip: str = "/privacy/") -> str:
-    """Everything written under `root` as text: each Parquet file decoded (zstd pages hide
-    their bytes) with its footer (column statistics, key-value metadata), other files raw."""
-    parts = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and skip not in str(p)):
-        if path.suffix == ".parquet":
-            parquet = pq.ParquetFile(path)
-            parts += [orjson.dumps(parquet.read().to_pylist(), default=str).decode(),
-                      str(parquet.metadata.to_dict()), str(parquet.schema_arrow.metadata)]  # fmt: skip
-        else:
-            parts.append(path.read_bytes().decode("latin-1"))
-    return "\n".join(parts)
 
 
 def run_logs(instance: dg.DagsterInstance) -> str:
