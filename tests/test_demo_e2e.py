@@ -18,6 +18,7 @@ import orjson
 import pytest
 from planted import PLANTED, stored_text
 
+from bigaction_assets.sft.validate import rendering_problems
 from bigaction_assets.telemetry.sample import SAMPLE
 
 pytestmark = pytest.mark.e2e
@@ -224,3 +225,33 @@ def test_demo_lands_the_telemetry_sample_scrubbed_into_the_standardized_tables(d
     written = stored_text(demo.root / "data")
     for raw in PLANTED + [r["user_id"] for r in sent] + [r["run_id"] for r in sent]:
         assert raw not in written, raw
+
+
+def test_demo_writes_three_sft_formats_and_a_release_that_loads(demo: DemoRun, tmp_path) -> None:
+    """The SFT files of every format and split, each line valid for its consumer and the same
+    examples in each format, and a release folder whose every config loads with `datasets`."""
+    from datasets import load_dataset
+
+    assert demo.result.returncode == 0
+    sft = demo.root / "data" / "sft"
+    counts = {}
+    for fmt in ("openai", "sharegpt", "openhands"):
+        lines = [
+            orjson.loads(line)
+            for split in ("train", "validation", "test")
+            for line in (sft / fmt / f"{split}.jsonl").read_bytes().splitlines()
+        ]
+        assert all(not rendering_problems({fmt: example}) for example in lines), fmt
+        counts[fmt] = len(lines)
+    assert counts["openai"] > 0 and len(set(counts.values())) == 1, counts
+    info = orjson.loads((sft / "sharegpt" / "dataset_info.json").read_bytes())
+    assert {entry["file_name"] for entry in info.values()} <= {p.name for p in sft.glob("*/*")}
+    release = demo.root / "data" / "release"
+    card = (release / "README.md").read_text()
+    front = card.split("---")[1]
+    configs = re.findall(r'config_name: "([^"]+)"', front)
+    assert {"episodes", "events", "sft_openai", "sft_sharegpt", "sft_openhands"} <= set(configs)
+    for config in configs:
+        files = {"data": str(release / "data" / config / "*.parquet")}
+        loaded = load_dataset("parquet", data_files=files, cache_dir=str(tmp_path / "cache"))
+        assert loaded["data"].num_rows > 0, config
