@@ -1,0 +1,70 @@
+"""SFT and reward examples become their consumers' columns in a release, exactly, and a field
+the release has no column for stops the build instead of vanishing."""
+
+from __future__ import annotations
+
+import orjson
+import pyarrow as pa
+import pytest
+
+from bigaction_assets.release.reward import RECORD_COLUMNS, with_record_columns
+from bigaction_assets.release.sft_columns import ID_COLUMNS, native_table, release_schema
+
+IDS = [pa.field(name, pa.string()) for name in ID_COLUMNS]
+CALL = {"id": "call_1", "type": "function", "function": {"name": "click", "arguments": '{"a": 1}'}}
+OPENAI = {
+    "messages": [
+        {"role": "system", "content": "You browse."},
+        {"role": "user", "content": "Buy milk"},
+        {"role": "assistant", "content": None, "tool_calls": [CALL]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "clicked"},
+    ],
+    "tools": [{"type": "function", "function": {"name": "click", "parameters": {}}}],
+}
+PREFERENCE = {
+    "conversations": [{"from": "human", "value": "what the user did"}],
+    "chosen": {"from": "gpt", "value": "a"},
+    "rejected": {"from": "gpt", "value": "b"},
+    "system": "You are a proactive assistant.",
+}
+
+
+def table_of(fmt: str, example: dict) -> pa.Table:
+    text = orjson.dumps(example).decode()
+    return pa.table({"example_id": ["e#0"], "split": ["train"], "source": ["s"], fmt: [text]})
+
+
+def rows(fmt: str, example: dict) -> list[dict]:
+    return native_table(table_of(fmt, example), fmt, release_schema(fmt, IDS)).to_pylist()
+
+
+def test_openai_messages_become_structs_with_nulls_for_missing_fields() -> None:
+    [row] = rows("openai", OPENAI)
+    assert row["example_id"] == "e#0" and orjson.loads(row["tools"]) == OPENAI["tools"]
+    call, result = row["messages"][2], row["messages"][3]
+    assert call["tool_calls"] == [CALL]
+    assert call["content"] is None and call["tool_call_id"] is None
+    assert result == {
+        "role": "tool", "content": "clicked", "tool_calls": None, "tool_call_id": "call_1"
+    }  # fmt: skip
+
+
+def test_a_field_without_a_column_stops_the_release() -> None:
+    named = {**OPENAI, "messages": [{"role": "user", "content": "x", "name": "ana"}]}
+    with pytest.raises(ValueError, match="name"):
+        rows("openai", named)
+    with pytest.raises(ValueError, match="images"):
+        rows("sharegpt", {"conversations": [], "system": "s", "tools": "[]", "images": []})
+
+
+def test_a_preference_record_becomes_conversations_chosen_and_rejected() -> None:
+    columns = [pa.field(name, kind) for name, kind in RECORD_COLUMNS["preference"]]
+    schema = pa.schema([pa.field("example_id", pa.string()), *columns])
+
+    def table(record: dict) -> pa.Table:
+        return pa.table({"example_id": ["p#0"], "record": [orjson.dumps(record).decode()]})
+
+    [row] = with_record_columns(table(PREFERENCE), "preference", schema).to_pylist()
+    assert row == {"example_id": "p#0", **PREFERENCE}
+    with pytest.raises(ValueError, match="ranking"):
+        with_record_columns(table({**PREFERENCE, "ranking": True}), "preference", schema)
