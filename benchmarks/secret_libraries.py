@@ -27,21 +27,11 @@ sys.path[:0] = [str(HERE.parent / "tests"), str(HERE.parent)]
 
 from pii_corpus import cases, decoy_record  # noqa: E402
 
-from bigaction_assets.privacy.passwords import password_values  # noqa: E402
+from bigaction_assets.privacy.passwords import nested_strings  # noqa: E402
 from bigaction_assets.privacy.scrub import Scrubber  # noqa: E402
 
 KINDS = ("API_KEY", "JWT", "TOKEN", "PASSWORD")
 PAGES = HERE.parent / "landing" / "mind2web" / "train_demo.json"
-
-
-def strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for item in value.values() for s in strings(item)]
-    if isinstance(value, list):
-        return [s for item in value for s in strings(item)]
-    return []
 
 
 def detect_secrets_values(texts: list[str], scratch: Path) -> list[str]:
@@ -58,8 +48,7 @@ def detect_secrets_values(texts: list[str], scratch: Path) -> list[str]:
 
 def ours_scrub(record: dict[str, Any]) -> str:
     scrubber = Scrubber()
-    for secret in password_values(record):
-        scrubber.add_secret(secret)
+    scrubber.add_passwords(record)
     return json.dumps(scrubber.value(record))
 
 
@@ -83,7 +72,7 @@ def main() -> None:
     with default_settings():
         for case in corpus:
             total[case.kind] += 1
-            values = detect_secrets_values(strings(case.record), scratch)
+            values = detect_secrets_values(list(nested_strings(case.record)), scratch)
             # located: a reported value inside the secret (some detectors report only a
             # prefix, `ghp`) or holding it whole
             if any(v and (v in case.secret or case.secret in v) for v in values):
@@ -92,11 +81,11 @@ def main() -> None:
                 found["ours"][case.kind] += 1
         alarms = {
             "detect-secrets": (
-                len(detect_secrets_values(strings(decoy_record()), scratch)),
+                len(detect_secrets_values(list(nested_strings(decoy_record())), scratch)),
                 len(detect_secrets_values(pages, scratch)),
             ),
         }
-        texts = [t for case in cases() for t in strings(case.record)]
+        texts = [t for case in cases() for t in nested_strings(case.record)]
         size = sum(len(t.encode()) for t in texts) / 1e6
         speed = {
             # one file holding every text: its natural unit, no per-record cost

@@ -29,7 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from telemetry_synth import scale_batches
 from uvicorn_process import start_server
 
-from bigaction_assets.privacy.passwords import password_values
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
 from bigaction_assets.privacy.scrub import Scrubber
 from bigaction_assets.telemetry.intake import take_batch
@@ -139,8 +138,8 @@ def scrub_throughput() -> list[tuple[str, float, float]]:
     def scrub(items: list) -> None:
         for item in items:
             scrubber = Scrubber()
-            for secret in password_values(item) if isinstance(item, dict) else ():
-                scrubber.add_secret(secret)
+            if isinstance(item, dict):
+                scrubber.add_passwords(item)
             scrubber.value(item)
 
     results = []

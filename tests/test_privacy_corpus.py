@@ -10,7 +10,6 @@ import pytest
 from pii_corpus import DECOYS, cases, decoy_record
 
 from bigaction_assets.privacy.detectors import KINDS
-from bigaction_assets.privacy.passwords import password_values
 from bigaction_assets.privacy.scrub import Scrubber
 
 PLACEHOLDER = re.compile(rf"<({'|'.join(sorted(KINDS, key=len, reverse=True))})_\d+>")
@@ -21,8 +20,7 @@ MIN_PRECISION = dict.fromkeys(KINDS, 1.0)
 
 def scrub(record: dict) -> str:
     scrubber = Scrubber()
-    for secret in password_values(record):
-        scrubber.add_secret(secret)
+    scrubber.add_passwords(record)
     return orjson.dumps(scrubber.value(record)).decode()
 
 

@@ -150,21 +150,22 @@ def typed_in_actions(actions: Any, fields: PasswordFields) -> Iterator[str]:
             yield from typed_in_actions(nested, fields)
 
 
-def _strings(value: Any) -> Iterator[str]:
+def nested_strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON-like value, depth first."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
         for item in value.values():
-            yield from _strings(item)
+            yield from nested_strings(item)
     elif isinstance(value, list):
         for item in value:
-            yield from _strings(item)
+            yield from nested_strings(item)
 
 
 def password_values(record: Any, actions: ActionLists | None = None) -> set[str]:
     """Every value typed into (or prefilled in) a password field anywhere in the record."""
     actions = actions or ActionLists()
-    strings = list(dict.fromkeys(_strings(record)))  # a record repeats its action and page
+    strings = list(dict.fromkeys(nested_strings(record)))  # a record repeats its action and page
     fields = PasswordFields([s for s in strings if "<input" in s or "<INPUT" in s])
     found = set(fields.prefilled)
     for text in strings:

@@ -12,7 +12,9 @@ from urllib.parse import quote, quote_plus, unquote_plus
 
 import orjson
 
+from bigaction_assets.privacy.actions import ActionLists
 from bigaction_assets.privacy.detectors import KINDS, PASSWORD_NAMES, phone_e164
+from bigaction_assets.privacy.passwords import password_values
 from bigaction_assets.privacy.scan import Finding, find, find_each
 
 # (kind, canonical value, ordinal of the value within its kind) -> placeholder text
@@ -88,6 +90,12 @@ class Scrubber:
             if form not in self.secrets:
                 self.secrets[form] = kind
                 self._memo.clear()
+
+    def add_passwords(self, record: Any, actions: ActionLists | None = None) -> None:
+        """Every value `record` types into (or prefills in) a password field, as a secret: the
+        whole record, since its page says which input is one."""
+        for secret in password_values(record, actions):
+            self.add_secret(secret)
 
     def _secret_spans(self, text: str) -> list[tuple[str, int, int]]:
         """Where the known secrets stand in text as words of their own, longest first; found

@@ -12,7 +12,6 @@ import orjson
 
 from bigaction_assets.privacy.actions import ActionLists
 from bigaction_assets.privacy.levels import action_names, keep
-from bigaction_assets.privacy.passwords import password_values
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
 from bigaction_assets.privacy.scrub import Scrubber
 from bigaction_assets.telemetry.landing import batch_path, write_durably
@@ -88,10 +87,7 @@ def take_batch(
             body["action_names"] = action_names(body["code"], actions)
         kept, dropped = keep(body, level)
         scrubber = scrubbers.get(run) or scrubbers.setdefault(run, keyed_scrubber(pseudonyms, run))
-        for secret in password_values(
-            record, actions
-        ):  # the whole record: its page says which input
-            scrubber.add_secret(secret)
+        scrubber.add_passwords(record, actions)  # the whole record, not only what is kept
         before = Counter(scrubber.counts)
         clean = scrubber.value(kept)
         counts = scrubber.counts - before
