@@ -7,10 +7,15 @@ import orjson
 import pyarrow as pa
 import pytest
 
-from bigaction_assets.release.reward import RECORD_COLUMNS, with_record_columns
-from bigaction_assets.release.sft_columns import ID_COLUMNS, native_table, release_schema
+from bigaction_assets.release.columns import (
+    CONSUMER_COLUMNS,
+    REWARD_COLUMNS,
+    expand_json,
+    schema_with,
+    sft_table,
+)
 
-IDS = [pa.field(name, pa.string()) for name in ID_COLUMNS]
+IDS = [pa.field(name, pa.string()) for name in ("example_id", "split", "source")]
 CALL = {"id": "call_1", "type": "function", "function": {"name": "click", "arguments": '{"a": 1}'}}
 OPENAI = {
     "messages": [
@@ -35,7 +40,8 @@ def table_of(fmt: str, example: dict) -> pa.Table:
 
 
 def rows(fmt: str, example: dict) -> list[dict]:
-    return native_table(table_of(fmt, example), fmt, release_schema(fmt, IDS)).to_pylist()
+    schema = schema_with(IDS, CONSUMER_COLUMNS[fmt])
+    return sft_table(table_of(fmt, example), fmt, schema).to_pylist()
 
 
 def test_openai_messages_become_structs_with_nulls_for_missing_fields() -> None:
@@ -58,13 +64,12 @@ def test_a_field_without_a_column_stops_the_release() -> None:
 
 
 def test_a_preference_record_becomes_conversations_chosen_and_rejected() -> None:
-    columns = [pa.field(name, kind) for name, kind in RECORD_COLUMNS["preference"]]
-    schema = pa.schema([pa.field("example_id", pa.string()), *columns])
+    schema = schema_with([pa.field("example_id", pa.string())], REWARD_COLUMNS["preference"])
 
     def table(record: dict) -> pa.Table:
         return pa.table({"example_id": ["p#0"], "record": [orjson.dumps(record).decode()]})
 
-    [row] = with_record_columns(table(PREFERENCE), "preference", schema).to_pylist()
+    [row] = expand_json(table(PREFERENCE), "record", schema).to_pylist()
     assert row == {"example_id": "p#0", **PREFERENCE}
     with pytest.raises(ValueError, match="ranking"):
-        with_record_columns(table({**PREFERENCE, "ranking": True}), "preference", schema)
+        expand_json(table({**PREFERENCE, "ranking": True}), "record", schema)

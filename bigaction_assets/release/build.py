@@ -19,10 +19,10 @@ import pyarrow.parquet as pq
 
 from bigaction_assets.lake import table_dir
 from bigaction_assets.release.card import CardData, render_card
+from bigaction_assets.release.columns import CONSUMER_COLUMNS, schema_with, sft_table
 from bigaction_assets.release.histogram import histogram, svg
 from bigaction_assets.release.provenance import landing_provenance, sha256_file
 from bigaction_assets.release.reward import reward_configs
-from bigaction_assets.release.sft_columns import ID_COLUMNS, native_table, release_schema
 from bigaction_assets.release.shards import DEFAULT_SHARD_BYTES, ParquetShardWriter
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
@@ -32,7 +32,7 @@ MANIFEST = "release_manifest.json"
 CARD = "README.md"
 HISTOGRAM = "token_lengths.svg"
 SPLITS = ("train", "validation", "test")
-SFT_COLUMNS = ID_COLUMNS
+SFT_COLUMNS = ("example_id", "split", "source")
 
 
 @dataclass
@@ -110,7 +110,7 @@ def _sft(lake: Path, data: Path, datasets: list[str], cap: int, tally: _Tally) -
     """One config per SFT format, split by the examples' own split; returns token lengths."""
     full = arrow_schema(SftExampleSchema)
     ids = [full.field(c) for c in SFT_COLUMNS]
-    schemas = {f: release_schema(f, ids) for f in SFT_FORMATS}
+    schemas = {f: schema_with(ids, CONSUMER_COLUMNS[f]) for f in SFT_FORMATS}
     writers: dict[tuple[str, str], ParquetShardWriter] = {}
     tokens: Counter[int] = Counter()
     for dataset in datasets:
@@ -127,7 +127,7 @@ def _sft(lake: Path, data: Path, datasets: list[str], cap: int, tally: _Tally) -
                     key = (config, split)
                     if key not in writers:
                         writers[key] = ParquetShardWriter(data / config, split, schemas[fmt], cap)
-                    writers[key].write(native_table(part, fmt, schemas[fmt]))
+                    writers[key].write(sft_table(part, fmt, schemas[fmt]))
                     for source, n in sources.items():
                         tally.add(config, split, source, n)
     for fmt in SFT_FORMATS:

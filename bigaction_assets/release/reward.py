@@ -7,13 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bigaction_assets.lake import table_dir
-from bigaction_assets.release.sft_columns import TURN
+from bigaction_assets.release.columns import REWARD_COLUMNS, expand_json, schema_with
 from bigaction_assets.release.shards import ParquetShardWriter
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.reward import RewardExampleSchema
@@ -24,14 +23,6 @@ COLUMNS = (
     "example_id", "kind", "origin", "item_kind", "category", "split", "episode_id", "item_id",
     "rejected_item_id", "votes", "thought_source", "record", "prompt_version",
 )  # fmt: skip
-# `record` (LLaMA-Factory sharegpt JSON in the lake) becomes its own columns in the release
-RECORD_COLUMNS: dict[str, list[tuple[str, pa.DataType]]] = {
-    "judge": [("conversations", pa.list_(TURN)), ("system", pa.string())],
-    "preference": [
-        ("conversations", pa.list_(TURN)), ("chosen", TURN), ("rejected", TURN),
-        ("system", pa.string()),
-    ],
-}  # fmt: skip
 
 
 class Tally(Protocol):
@@ -67,7 +58,7 @@ def reward_configs(lake: Path, data: Path, datasets: list[str], cap: int, tally:
     full = arrow_schema(RewardExampleSchema)
     kept = [full.field(c) for c in COLUMNS if c != "record"]
     for kind in KINDS:
-        schema = pa.schema([*kept, *(pa.field(n, t) for n, t in RECORD_COLUMNS[kind])])
+        schema = schema_with(kept, REWARD_COLUMNS[kind])
         config = f"reward_{kind}"
         for split in SPLITS:
             part = table.filter(
@@ -76,22 +67,8 @@ def reward_configs(lake: Path, data: Path, datasets: list[str], cap: int, tally:
             if part.num_rows == 0:
                 continue
             writer = ParquetShardWriter(data / config, split, schema, cap)
-            writer.write(with_record_columns(part, kind, schema))
+            writer.write(expand_json(part, "record", schema))
             writer.close()
             tally.rows[config][split] = writer.rows
             for row in pc.value_counts(part["item_kind"]).to_pylist():
                 tally.add(config, split, row["values"], row["counts"])
-
-
-def with_record_columns(table: pa.Table, kind: str, schema: pa.Schema) -> pa.Table:
-    """`table` with each `record` parsed into the columns of `schema`; a record key with no
-    column is an error, never dropped in silence."""
-    names = {name for name, _ in RECORD_COLUMNS[kind]}
-    rows = []
-    for row in table.to_pylist():
-        record = orjson.loads(row.pop("record"))
-        extra = set(record) - names
-        if extra:
-            raise ValueError(f"{kind} record has keys with no release column: {sorted(extra)}")
-        rows.append({**row, **record})
-    return pa.Table.from_pylist(rows, schema=schema)
