@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -37,3 +40,35 @@ def serving(
         server.should_exit = True
         thread.join(timeout=30)
         sock.close()
+
+
+@contextmanager
+def served_module(
+    args: list[str], env: dict[str, str]
+) -> Iterator[tuple[tuple[str, int], list[str]]]:
+    """`python -m <args>`, a uvicorn app asked for port 0: its (host, port) and the lines of
+    its stderr, which keep coming until the process has stopped (terminated on exit)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", *args], env=env, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stderr is not None
+    log: list[str] = []
+    reader: threading.Thread | None = None
+    try:
+        address = None
+        for line in process.stderr:
+            log.append(line)
+            found = re.search(r"running on http://([\d.]+):(\d+)", line)
+            if found:
+                address = (found.group(1), int(found.group(2)))
+                break
+        if address is None:
+            raise RuntimeError(f"{args[0]} did not start:\n{''.join(log)[-2000:]}")
+        reader = threading.Thread(target=lambda: log.extend(process.stderr), daemon=True)
+        reader.start()
+        yield address, log
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        if reader is not None:
+            reader.join(timeout=5)  # the last lines, written while it stopped

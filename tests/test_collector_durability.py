@@ -8,17 +8,13 @@ import asyncio
 import errno
 import logging
 import os
-import re
 import socket
-import subprocess
-import sys
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from asgi_server import served_module
 from collector_server import TEST_KEY, post, running_collector
 
 from bigaction_assets.collector import landing_pool
@@ -152,22 +148,9 @@ def test_a_body_sent_too_slowly_is_cut_off(tmp_path) -> None:
 
 def test_the_served_collector_logs_no_senders_and_refuses_huge_headers(tmp_path) -> None:
     env = {**os.environ, KEY_ENV: TEST_KEY.decode()}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bigaction_assets.collector", "--port", "0", "--workers", "0",
-         "--landing", str(tmp_path)],
-        env=env, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    log: list[str] = []
-    try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            log.append(line)
-            found = re.search(r"running on http://([\d.]+):(\d+)", line)
-            if found:
-                address = (found.group(1), int(found.group(2)))
-                break
-        reader = threading.Thread(target=lambda: log.extend(process.stderr), daemon=True)
-        reader.start()
+    args = ["bigaction_assets.collector", "--port", "0", "--workers", "0"]
+    args += ["--landing", str(tmp_path)]
+    with served_module(args, env) as (address, log):
         status, answer = post(address, "/v1/telemetry", BATCH)
         assert status == 202, answer
         huge = {"X-Padding": "p" * 256 * 1024}
@@ -176,10 +159,6 @@ def test_the_served_collector_logs_no_senders_and_refuses_huge_headers(tmp_path)
             assert 400 <= status < 500
         except (ConnectionError, orjson.JSONDecodeError):
             pass  # refused by closing the connection: also a refusal
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        time.sleep(0.1)
     text = "".join(line for line in log if "running on" not in line)  # the server's own address
     assert "POST /v1/telemetry" not in text and "127.0.0.1:" not in text
     assert EMAIL not in text

@@ -5,16 +5,13 @@ kept-alive clients and slow bodies are left to their own limits."""
 from __future__ import annotations
 
 import os
-import re
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
-from asgi_server import serving
+from asgi_server import served_module, serving
 from collector_server import TEST_KEY
 
 from bigaction_assets.http_deadline import header_deadline_protocol
@@ -108,24 +105,9 @@ def test_the_served_apps_cut_slow_headers(tmp_path, command) -> None:
     env = {**os.environ, KEY_ENV: TEST_KEY.decode(), "BIGACTION_DATA_DIR": str(tmp_path)}
     collector = "collector" in command[0]
     extra = ["--landing", str(tmp_path)] if collector else ["--store", str(tmp_path / "a.db")]
-    process = subprocess.Popen(
-        [sys.executable, "-m", *command, "--port", "0", *extra],
-        env=env, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            found = re.search(r"running on http://([\d.]+):(\d+)", line)
-            if found:
-                address = (found.group(1), int(found.group(2)))
-                break
-        else:
-            pytest.fail("the server did not start")
-        with socket.create_connection(address) as sock:
-            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
-            answer, waited = read_until_closed(sock)
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    served = served_module([*command, "--port", "0", *extra], env)
+    with served as (address, _log), socket.create_connection(address) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        answer, waited = read_until_closed(sock)
     assert answer.startswith(b"HTTP/1.1 408"), answer
     assert waited < 5
