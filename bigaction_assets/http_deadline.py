@@ -10,7 +10,9 @@ connection is closed. The body has its own deadline in the app.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -65,3 +67,25 @@ def header_deadline_protocol(seconds: float) -> type[HeaderDeadlineH11Protocol]:
     return type(
         "HeaderDeadlineH11Protocol", (HeaderDeadlineH11Protocol,), {"header_seconds": seconds}
     )
+
+
+MAX_HEADER_BYTES = 16 * 1024  # the request line and headers; ours need a few hundred bytes
+
+
+def add_header_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--header-seconds` for a served app's command line."""
+    parser.add_argument(
+        "--header-seconds",
+        type=float,
+        default=10.0,
+        help="a request's line and headers must arrive within this, else 408 and close",
+    )
+
+
+def header_limits(header_seconds: float) -> dict[str, Any]:
+    """`uvicorn.run` options bounding request headers: h11 bounds their size (uvicorn's
+    httptools parser has no limit), the protocol their time."""
+    return {
+        "http": header_deadline_protocol(header_seconds),
+        "h11_max_incomplete_event_size": MAX_HEADER_BYTES,
+    }

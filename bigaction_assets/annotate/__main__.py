@@ -19,9 +19,7 @@ from bigaction_assets.annotate.app import AppSettings, create_app
 from bigaction_assets.annotate.db import Database
 from bigaction_assets.annotate.security import Passwords, Signer, WeakSecret
 from bigaction_assets.annotate.store import AnnotationStore
-from bigaction_assets.http_deadline import header_deadline_protocol
-
-MAX_HEADER_BYTES = 16 * 1024  # the request line and headers, session cookie included
+from bigaction_assets.http_deadline import add_header_arguments, header_limits
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,12 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8800)
     parser.add_argument("--store", type=Path, help="the app's store (default: data/annotate/)")
-    parser.add_argument(
-        "--header-seconds",
-        type=float,
-        default=10.0,
-        help="a request's line and headers must arrive within this, else 408 and close",
-    )
+    add_header_arguments(parser)
     args = parser.parse_args(argv)
     try:
         signer = Signer.from_env()
@@ -55,9 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         port=args.port,
         log_level="info",
         proxy_headers=False,
-        # h11 bounds the headers' size, the protocol their time (slow-header clients)
-        http=header_deadline_protocol(args.header_seconds),
-        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        **header_limits(args.header_seconds),
     )
     return 0
 

@@ -11,11 +11,9 @@ from pathlib import Path
 import uvicorn
 
 from bigaction_assets.collector.app import MAX_BODY_BYTES, CollectorSettings, create_app
-from bigaction_assets.http_deadline import header_deadline_protocol
+from bigaction_assets.http_deadline import add_header_arguments, header_limits
 from bigaction_assets.privacy.pseudonyms import KEY_ENV, MissingKey, Pseudonymizer
 from bigaction_assets.settings import Paths
-
-MAX_HEADER_BYTES = 16 * 1024  # the request line and headers; a batch needs a few hundred bytes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,12 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--max-connections", type=int, default=512, help="beyond this, answer 503 at once"
     )
-    parser.add_argument(
-        "--header-seconds",
-        type=float,
-        default=10.0,
-        help="a request's line and headers must arrive within this, else 408 and close",
-    )
+    add_header_arguments(parser)
     parser.add_argument(
         "--dev",
         action="store_true",
@@ -67,9 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         server_header=False,
         limit_concurrency=args.max_connections,
         timeout_keep_alive=5,
-        # h11 enforces the header size limit (httptools has none), plus our header deadline
-        http=header_deadline_protocol(args.header_seconds),
-        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        **header_limits(args.header_seconds),
     )
     return 0
 
