@@ -177,6 +177,14 @@ def test_local_release_loads_with_datasets(pipeline, built, tmp_path):
         "<svg"
     )
     assert TEST_SPLIT in card.split("Excluded from this release")[1]
+    # the card's LLaMA-Factory entry reads the released sharegpt config from the Hub
+    [entry_text] = re.findall(r"```json\n(\{\n  \"bigaction_sft\".*?)\n```", card, re.S)
+    entry = json.loads(entry_text)["bigaction_sft"]
+    assert entry["subset"] == "sft_sharegpt" and entry["hf_hub_url"] == "<repo>"
+    assert entry["formatting"] == "sharegpt" and entry["columns"] == {
+        "messages": "conversations", "system": "system", "tools": "tools"
+    }  # fmt: skip
+    assert entry["tags"]["role_tag"] == "from" and entry["tags"]["function_tag"] == "function_call"
     synatra_sha = __import__("hashlib").sha256((target.landing / "adp/synatra.json").read_bytes())
     assert synatra_sha.hexdigest() in card
     values = metadata(result)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bigaction_assets.release.provenance import DatasetProvenance
-from bigaction_assets.sft.sharegpt_format import dataset_info
+from bigaction_assets.sft.sharegpt_format import dataset_entry
 
 SIZE_CATEGORIES = (
     (1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
@@ -147,9 +147,7 @@ def provenance(card: CardData) -> list[str]:
 
 def usage() -> list[str]:
     """How to load the SFT configs with `datasets`, TRL and LLaMA-Factory."""
-    [(_, entry)] = dataset_info({"bigaction_sft": "unused"}).items()
-    hub_entry = {"hf_hub_url": "<repo>", "subset": "sft_sharegpt", "split": "train"}
-    hub_entry |= {k: v for k, v in entry.items() if k != "file_name"}
+    hub_entry = dataset_entry({"hf_hub_url": "<repo>", "subset": "sft_sharegpt", "split": "train"})
     return [
         "## Use it",
         "",

@@ -90,14 +90,20 @@ def tools_json(conversation: Conversation) -> str:
     return f"[{', '.join(spec.function_json for spec in conversation.tools)}]"
 
 
+def dataset_entry(source: dict[str, str]) -> dict[str, Any]:
+    """One `dataset_info.json` entry for LLaMA-Factory; `source` says where the data is
+    (`file_name`, or `hf_hub_url` with `subset` and `split`)."""
+    return {
+        **source,
+        "formatting": "sharegpt",
+        "columns": {"messages": "conversations", "system": "system", "tools": "tools"},
+        "tags": dict(TAGS),
+    }
+
+
 def dataset_info(file_names: dict[str, str]) -> dict[str, Any]:
     """`dataset_info.json` entries for LLaMA-Factory, one per dataset name -> file name."""
     return {
-        name: {
-            "file_name": file_name,
-            "formatting": "sharegpt",
-            "columns": {"messages": "conversations", "system": "system", "tools": "tools"},
-            "tags": dict(TAGS),
-        }
+        name: dataset_entry({"file_name": file_name})
         for name, file_name in sorted(file_names.items())
     }
