@@ -226,6 +226,9 @@ def test_push_commits_once_and_never_leaks_the_token(pipeline, built, monkeypatc
             **local,
             ".gitattributes": repo.commits[0]["files"][".gitattributes"],
         }
+        card = repo.files("main")["README.md"].decode()
+        assert 'load_dataset("bigaction/web-agents", "sft_openai"' in card
+        assert '"hf_hub_url": "bigaction/web-agents"' in card
         values = metadata(first)
         assert values["hub_commit"] == repo.branches["main"]
         assert repo.tags == {values["hub_tag"]: repo.branches["main"]}

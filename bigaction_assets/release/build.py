@@ -44,6 +44,8 @@ class ReleaseSettings:
     excluded: list[str] = field(default_factory=list)
     pipeline: dict[str, str] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
+    repo_id: str | None = None
+    """The Hub repository it is published to, named in the card's examples."""
 
 
 @dataclass
@@ -207,6 +209,7 @@ def build_release(
             excluded=sorted(settings.excluded),
             pipeline=settings.pipeline,
             config=settings.config,
+            repo_id=settings.repo_id,
         )
         (tmp / CARD).write_text(render_card(card), encoding="utf-8")
         files = file_digests(tmp)

@@ -59,6 +59,8 @@ class CardData:
     excluded: list[str] = field(default_factory=list)
     pipeline: dict[str, str] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
+    repo_id: str | None = None
+    """The Hub repository the release goes to; the examples name `<repo>` without one."""
 
 
 def data_files_pattern(config: str, split: str) -> str:
@@ -145,9 +147,10 @@ def provenance(card: CardData) -> list[str]:
     return [*lines, "```", ""]
 
 
-def usage() -> list[str]:
+def usage(repo_id: str | None) -> list[str]:
     """How to load the SFT configs with `datasets`, TRL and LLaMA-Factory."""
-    hub_entry = dataset_entry({"hf_hub_url": "<repo>", "subset": "sft_sharegpt", "split": "train"})
+    repo = repo_id or "<repo>"
+    hub_entry = dataset_entry({"hf_hub_url": repo, "subset": "sft_sharegpt", "split": "train"})
     return [
         "## Use it",
         "",
@@ -155,7 +158,7 @@ def usage() -> list[str]:
         "import json",
         "from datasets import load_dataset",
         "",
-        'ds = load_dataset("<repo>", "sft_openai", split="train")',
+        f'ds = load_dataset("{repo}", "sft_openai", split="train")',
         'example = ds[0]  # example["messages"]: the chat; json.loads(example["tools"]): the tools',
         "```",
         "",
@@ -177,7 +180,7 @@ def render_card(card: CardData) -> str:
         "Protocol format), and supervised fine-tuning examples rendered from them in three "
         "formats. Each source dataset keeps its own license; see Provenance.",
         "",
-        *usage(),
+        *usage(card.repo_id),
         *statistics(card),
         *provenance(card),
     ]

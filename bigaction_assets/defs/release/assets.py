@@ -65,6 +65,7 @@ def release_asset(hub: HubResource) -> dg.AssetsDefinition:
                 excluded=[d for d in datasets if d not in kept],
                 pipeline={"bigaction-assets": PIPELINE_VERSION},
                 config=config.model_dump(),
+                repo_id=hub.repo_id,
             )
             release = build_release(
                 lake.root, lake.landing, Path(lake.data_dir) / RELEASE_DIR, kept, settings
