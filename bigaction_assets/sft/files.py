@@ -1,4 +1,10 @@
-"""SFT training files: one JSONL per format and split, plus LLaMA-Factory's dataset_info.json."""
+"""SFT training files: one JSONL per format and split, plus LLaMA-Factory's dataset_info.json.
+
+Memory does not grow with the data: each `sft_examples` partition is read in the order it was
+written (deterministic: the same bytes for any number of workers), partitions in sorted key
+order, one row group and one column at a time. That order is as stable as a sort by example id
+was, so a rerun writes the same bytes, and no sort has to hold every rendering at once.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +16,19 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
 
-from bigaction_assets.lake import query_connection, stream_rows
-from bigaction_assets.quality import has_table, relation
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from bigaction_assets.lake import table_dir
 from bigaction_assets.schemas.sft import SFT_FORMATS
 from bigaction_assets.sft.dedup import SeenContent
 from bigaction_assets.sft.sharegpt_format import dataset_info
 
 GROUP = "sft"
 DATASET_PREFIX = "bigaction"
+INFO = "dataset_info.json"
+BATCH_ROWS = 256
 
 
 def _atomic(stack: ExitStack, path: Path) -> IO[bytes]:
@@ -37,41 +48,93 @@ def _atomic(stack: ExitStack, path: Path) -> IO[bytes]:
     return handle
 
 
+def _write_lines(handle: IO[bytes], texts: pa.Array) -> None:
+    """Each text and a newline, written from Arrow's buffer: no Python string per example."""
+    empty, newline = pa.scalar("", texts.type), pa.scalar("\n", texts.type)
+    lines = pc.binary_join_element_wise(texts, empty, newline)  # text, newline, nothing
+    _, offsets, data = lines.buffers()
+    if data is not None:  # the lines lie end to end in the data buffer, from first to last offset
+        ends = memoryview(offsets).cast("q" if pa.types.is_large_string(lines.type) else "i")
+        handle.write(memoryview(data)[ends[lines.offset] : ends[lines.offset + len(lines)]])
+
+
+class _Files:
+    """The open `<out>/<format>/<split>.jsonl` files, each created at its first line."""
+
+    def __init__(self, stack: ExitStack, out: Path) -> None:
+        self.stack, self.out = stack, out
+        self.handles: dict[tuple[str, str], IO[bytes]] = {}
+
+    def write(self, name: str, split: str, texts: pa.Array) -> None:
+        if len(texts) == 0:
+            return
+        if (name, split) not in self.handles:
+            path = self.out / name / f"{split}.jsonl"
+            self.handles[name, split] = _atomic(self.stack, path)
+        _write_lines(self.handles[name, split], texts)
+
+    def paths(self) -> list[Path]:
+        return [self.out / name / f"{split}.jsonl" for name, split in sorted(self.handles)]
+
+
+def _partition_files(lake: Path) -> list[Path]:
+    return sorted(table_dir(lake, GROUP, "sft_examples").glob("*.parquet"))
+
+
+def _copy_partition(path: Path, seen: SeenContent, files: _Files, counts: Counter[str]) -> int:
+    """Append one partition's examples not seen before; returns the duplicates dropped."""
+    parquet = pq.ParquetFile(path)
+    # a partition may hold only some formats (`formats` run config): the others are null
+    formats = [name for name in SFT_FORMATS if name in parquet.schema_arrow.names]
+    dropped = 0
+    for index in range(parquet.num_row_groups):
+        light = parquet.read_row_group(index, columns=["split", "content_sha"]).to_pydict()
+        fresh = [seen.add(bytes.fromhex(sha[:32])) for sha in light["content_sha"]]
+        dropped += fresh.count(False)
+        # the split each row goes to, None for a copy of an example written before
+        goes_to = [split if new else None for split, new in zip(light["split"], fresh, strict=True)]
+        counts.update(split for split in goes_to if split is not None)
+        masks = {
+            split: pa.array([to == split for to in goes_to])
+            for split in sorted({to for to in goes_to if to is not None})
+        }
+        for name in formats:  # one rendering column of one row group at a time: the bulk
+            column = parquet.read_row_group(index, columns=[name]).column(0)
+            for start in range(0, len(column), BATCH_ROWS):  # copies of a slice, not the group
+                piece = column.slice(start, BATCH_ROWS).combine_chunks()
+                for split, mask in masks.items():
+                    chosen = piece.filter(mask.slice(start, BATCH_ROWS)).drop_null()
+                    files.write(name, split, chosen)
+    return dropped
+
+
 def write_sft_files(lake: Path, out: Path) -> dict[str, Any]:
-    """Every example of every dataset, minus exact duplicates across datasets, as
-    `<out>/<format>/<split>.jsonl` (sorted by example id, so reruns give the same bytes).
+    """Every example of every dataset, minus exact duplicates across datasets (the first in
+    partition order wins), as `<out>/<format>/<split>.jsonl` for each format some example has.
 
     Returns counts per split, duplicates dropped and the files written.
     """
+    partitions = _partition_files(lake)
+    if not partitions:
+        return {"examples_by_split": {}, "duplicates_dropped": 0, "files": []}
     counts: Counter[str] = Counter()
     dropped = 0
-    files: dict[str, Path] = {}
-    if not has_table(lake, "sft_examples", group=GROUP):
-        return {"examples_by_split": {}, "duplicates_dropped": 0, "files": []}
-    with query_connection() as con, ExitStack() as stack, SeenContent() as seen:
-        sql = f"""select split, content_sha, {", ".join(SFT_FORMATS)}
-            from {relation(lake, "sft_examples", group=GROUP)} order by example_id"""
-        handles: dict[tuple[str, str], IO[bytes]] = {}
-        for split, content_sha, *renderings in stream_rows(con, sql):
-            if not seen.add(bytes.fromhex(content_sha[:32])):
-                dropped += 1
-                continue
-            counts[split] += 1
-            for name, text in zip(SFT_FORMATS, renderings, strict=True):
-                if (name, split) not in handles:
-                    files[f"{name}/{split}"] = out / name / f"{split}.jsonl"
-                    handles[name, split] = _atomic(stack, files[f"{name}/{split}"])
-                handles[name, split].write(text.encode() + b"\n")
-        splits = sorted({split for _, split in handles})
-        info = dataset_info({f"{DATASET_PREFIX}_{s}": f"{s}.jsonl" for s in splits})
-        info_path = out / "sharegpt" / "dataset_info.json"
-        _atomic(stack, info_path).write(json.dumps(info, indent=2).encode() + b"\n")
-    written = {*files.values(), info_path}
-    for stale in out.glob("*/*.jsonl"):  # a split or format that is gone must not linger
-        if stale not in written:
+    with ExitStack() as stack, SeenContent() as seen:
+        files = _Files(stack, out)
+        for path in partitions:
+            dropped += _copy_partition(path, seen, files, counts)
+        written = files.paths()
+        splits = sorted(split for name, split in files.handles if name == "sharegpt")
+        if splits:  # LLaMA-Factory reads the sharegpt files through it
+            info = dataset_info({f"{DATASET_PREFIX}_{s}": f"{s}.jsonl" for s in splits})
+            written.append(out / "sharegpt" / INFO)
+            _atomic(stack, written[-1]).write(json.dumps(info, indent=2).encode() + b"\n")
+    # a split or format that is gone must not linger
+    for stale in [*out.glob("*/*.jsonl"), out / "sharegpt" / INFO]:
+        if stale.exists() and stale not in written:
             stale.unlink()
     return {
         "examples_by_split": dict(sorted(counts.items())),
         "duplicates_dropped": dropped,
-        "files": sorted(str(path) for path in [*files.values(), info_path]),
+        "files": sorted(str(path) for path in written),
     }
