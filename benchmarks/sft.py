@@ -8,7 +8,8 @@
 trajectories) under new ids. `mind2web`: Mind2Web-shaped tasks of 5 steps with ~400 KB raw
 pages (the ingest benchmark's generator), shown to the model as cleaned HTML. One child process
 ingests the file (raw and standardized, timed apart), then one per worker setting materializes
-`sft_examples` alone; the peak RSS reported is that of the SFT step.
+`sft_examples` alone; the peak RSS reported is that of the SFT step. A last child writes
+`sft_files` from those examples, with its own CPU seconds, megabytes written and peak RSS.
 """
 
 from __future__ import annotations
@@ -119,6 +120,8 @@ def child(landing: Path, data: Path, stage: str, workers: int, key: str) -> dict
         dg.materialize(everything, selection=ingest, partition_key=key, instance=instance,
                        resources=resources, run_config=quiet)  # fmt: skip
         return {"seconds": time.perf_counter() - started, "cpu": cpu_seconds() - cpu}
+    if stage == "files":
+        return files_child(everything, instance, resources, quiet, data)
     events = data / "lake" / "standardized" / "events" / f"{key}.parquet"
     config = {**quiet, "ops": {"sft_examples": {"config": {"workers": workers}}}}
     started, cpu = time.perf_counter(), cpu_seconds()
@@ -144,6 +147,33 @@ def child(landing: Path, data: Path, stage: str, workers: int, key: str) -> dict
     }
 
 
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def files_child(everything: list, instance: Any, resources: dict, quiet: dict, data: Path) -> dict:
+    """`sft_files` alone (unpartitioned: every dataset's examples to JSONL), in this process."""
+    import dagster as dg
+
+    before = peak_rss_mb()  # Dagster and the definitions, before the step reads anything
+    started, cpu = time.perf_counter(), cpu_seconds()
+    result = dg.materialize(everything, selection=dg.AssetSelection.assets("sft_files"),
+                            instance=instance, resources=resources, run_config=quiet)  # fmt: skip
+    seconds, cpu = time.perf_counter() - started, cpu_seconds() - cpu
+    [event] = result.get_asset_materialization_events()
+    written = sum(p.stat().st_size for p in (data / "sft").rglob("*") if p.is_file())
+    return {
+        "seconds": seconds,
+        "cpu": cpu,
+        "examples": event.materialization.metadata["dagster/row_count"].value,
+        "written_mb": written / 1e6,
+        "rss_before_mb": before,
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+FILES_COLUMNS = ("sft_files: episodes", "examples", "wall s", "CPU s", "MB written",
+                 "MB/s/core", "examples/s/core", "RSS before step MB", "peak RSS MB")  # fmt: skip
 COLUMNS = ("episodes", "input MB", "examples", "workers", "wall s", "CPU s", "episodes/s/core",
            "examples/s/core", "MB/s/core", "Mtok/s/core", "episodes/s", "peak RSS MB",
            "ingest wall s", "ingest CPU s", "ingest episodes/s")  # fmt: skip
@@ -199,6 +229,15 @@ def main() -> None:
                 f"{episodes / ingest['cpu']:.0f}",
             )  # fmt: skip
             print(" | ".join(str(f) for f in figures), flush=True)
+        # the files are the same bytes for any worker setting: written once, from the last
+        f = _run([*command, "files", "0", key])
+        figures = (
+            episodes, f["examples"], f"{f['seconds']:.1f}", f"{f['cpu']:.1f}",
+            f"{f['written_mb']:.0f}", f"{f['written_mb'] / f['cpu']:.1f}",
+            f"{f['examples'] / f['cpu']:.0f}", f"{f['rss_before_mb']:.0f}",
+            f"{f['peak_rss_mb']:.0f}",
+        )  # fmt: skip
+        print(" | ".join(FILES_COLUMNS), "\n" + " | ".join(str(x) for x in figures), flush=True)
 
 
 if __name__ == "__main__":
