@@ -2,8 +2,8 @@
 
 Memory does not grow with the data: each `sft_examples` partition is read in the order it was
 written (deterministic: the same bytes for any number of workers), partitions in sorted key
-order, one row group and one column at a time. That order is as stable as a sort by example id
-was, so a rerun writes the same bytes, and no sort has to hold every rendering at once.
+order, one row group, one column and 256 rows at a time. That order is as stable as a sort by
+example id was, so a rerun writes the same bytes, and no sort has to hold every rendering.
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ class _Files:
         self.handles: dict[tuple[str, str], IO[bytes]] = {}
 
     def write(self, name: str, split: str, texts: pa.Array) -> None:
+        texts = texts.drop_null()  # a format left out of an example is null: no line
         if len(texts) == 0:
             return
         if (name, split) not in self.handles:
@@ -81,6 +82,26 @@ def _partition_files(lake: Path) -> list[Path]:
     return sorted(table_dir(lake, GROUP, "sft_examples").glob("*.parquet"))
 
 
+def _split_masks(
+    parquet: pq.ParquetFile, index: int, seen: SeenContent, counts: Counter[str]
+) -> tuple[dict[str, pa.BooleanArray], int]:
+    """Per split, which rows of row group `index` to write: those whose content was not seen
+    before (the first copy in partition order wins). Also returns the copies dropped."""
+    light = parquet.read_row_group(index, columns=["split", "content_sha"], use_threads=False)
+    shas, splits = light["content_sha"].to_pylist(), light["split"].to_pylist()
+    # the split each row goes to, None for a copy of an example written before
+    goes_to = [
+        split if seen.add(bytes.fromhex(sha[:32])) else None
+        for sha, split in zip(shas, splits, strict=True)
+    ]
+    counts.update(split for split in goes_to if split is not None)
+    masks = {
+        split: pa.array([to == split for to in goes_to])
+        for split in sorted({to for to in goes_to if to is not None})
+    }
+    return masks, goes_to.count(None)
+
+
 def _copy_partition(path: Path, seen: SeenContent, files: _Files, counts: Counter[str]) -> int:
     """Append one partition's examples not seen before; returns the duplicates dropped."""
     parquet = pq.ParquetFile(path)
@@ -88,23 +109,20 @@ def _copy_partition(path: Path, seen: SeenContent, files: _Files, counts: Counte
     formats = [name for name in SFT_FORMATS if name in parquet.schema_arrow.names]
     dropped = 0
     for index in range(parquet.num_row_groups):
-        light = parquet.read_row_group(index, columns=["split", "content_sha"]).to_pydict()
-        fresh = [seen.add(bytes.fromhex(sha[:32])) for sha in light["content_sha"]]
-        dropped += fresh.count(False)
-        # the split each row goes to, None for a copy of an example written before
-        goes_to = [split if new else None for split, new in zip(light["split"], fresh, strict=True)]
-        counts.update(split for split in goes_to if split is not None)
-        masks = {
-            split: pa.array([to == split for to in goes_to])
-            for split in sorted({to for to in goes_to if to is not None})
-        }
-        for name in formats:  # one rendering column of one row group at a time: the bulk
-            column = parquet.read_row_group(index, columns=[name]).column(0)
-            for start in range(0, len(column), BATCH_ROWS):  # copies of a slice, not the group
-                piece = column.slice(start, BATCH_ROWS).combine_chunks()
+        masks, copies = _split_masks(parquet, index, seen, counts)
+        dropped += copies
+        for name in formats:  # the renderings are the bulk: one column, one batch at a time
+            # given one row group, iter_batches reads ahead within it only, and decodes a
+            # batch of pages at a time where read_row_group would decode the whole column
+            batches = parquet.iter_batches(
+                BATCH_ROWS, row_groups=[index], columns=[name], use_threads=False
+            )
+            start = 0
+            for batch in batches:
+                texts = batch.column(0)
                 for split, mask in masks.items():
-                    chosen = piece.filter(mask.slice(start, BATCH_ROWS)).drop_null()
-                    files.write(name, split, chosen)
+                    files.write(name, split, texts.filter(mask.slice(start, len(texts))))
+                start += len(texts)
     return dropped
 
 
