@@ -21,6 +21,8 @@ from bigaction_assets.sink import ValidatedSink
 
 # Bump when rendering changes what a model is trained on (prompts, formats, windows).
 SFT_VERSION = "1"
+# Bump when the files' lines change: 2 follows each dataset's written order, not example ids.
+FILES_VERSION = "2"
 GROUP = "sft"
 PREVIEW_COLUMNS = ("example_id", "split", "tokens", "thought_source")
 SHOWN_SKIPS = 20
@@ -115,7 +117,7 @@ def sft_examples(
     group_name=GROUP,
     kinds={"python", "json"},
     deps=[sft_examples],
-    code_version=SFT_VERSION,
+    code_version=FILES_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
 )
 def sft_files(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
