@@ -237,7 +237,8 @@ def main() -> None:
             f"{f['examples'] / f['cpu']:.0f}", f"{f['rss_before_mb']:.0f}",
             f"{f['peak_rss_mb']:.0f}",
         )  # fmt: skip
-        print(" | ".join(FILES_COLUMNS), "\n" + " | ".join(str(x) for x in figures), flush=True)
+        print(" | ".join(FILES_COLUMNS))
+        print(" | ".join(str(x) for x in figures), flush=True)
 
 
 if __name__ == "__main__":
