@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
 
+from bigaction_assets.durable import replace_unless_same
 from bigaction_assets.lake import query_connection, stream_rows
 from bigaction_assets.quality import has_table, relation
 from bigaction_assets.schemas.sft import SFT_FORMATS
@@ -29,7 +29,7 @@ def _atomic(stack: ExitStack, path: Path) -> IO[bytes]:
     def finish(exc_type: type | None, *_: Any) -> None:
         handle.close()
         if exc_type is None:
-            os.replace(tmp, path)
+            replace_unless_same(tmp, path)  # an unchanged file keeps its mtime
         else:
             tmp.unlink(missing_ok=True)
 
