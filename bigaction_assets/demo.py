@@ -120,7 +120,9 @@ def rerun_plan(
     return plan(graph, steps, roots, configs, extras, stamps), configs, stamps
 
 
-def materialize_all(paths: Paths, overrides: dict[str, Any], force: bool = False) -> dict:
+def materialize_all(
+    paths: Paths, overrides: dict[str, Any], force: bool = False, explain: bool = False
+) -> dict:
     """Runs what is out of date; returns whether each run succeeded (none: all up to date)."""
     batches = land_telemetry(paths)
     graph = load_graph(paths.lake.parent)
@@ -133,7 +135,7 @@ def materialize_all(paths: Paths, overrides: dict[str, Any], force: bool = False
         return {}
     from bigaction_assets.demo_runs import materialize
 
-    return materialize(planned, graph, configs, stamps, paths.lake.parent)
+    return materialize(planned, graph, configs, stamps, paths.lake.parent, explain)
 
 
 def thoughts_line(con: duckdb.DuckDBPyConnection, views: list[str]) -> str:
@@ -216,11 +218,12 @@ def main(argv: list[str] | None = None) -> int:
         help='run config by asset, as JSON: {"sft_examples": {"max_tokens": 4096}}',
     )
     parser.add_argument("--force", action="store_true", help="build everything again")
+    parser.add_argument("--explain", action="store_true", help="say why each output is built")
     args = parser.parse_args(argv)
     paths = Paths.from_env()
     home = prepare_dagster_home(paths)
     print(f"Ingesting {paths.landing} into {paths.lake} ({DATA_DIR_ENV}); Dagster home {home}")
-    outcome = materialize_all(paths, orjson.loads(args.config), args.force)
+    outcome = materialize_all(paths, orjson.loads(args.config), args.force, args.explain)
     print(summary(paths))
     failed = [key for key, ok in outcome.items() if not ok]
     if failed:

@@ -72,7 +72,12 @@ def run_step(
 
 
 def materialize(
-    plan: Plan, graph: Graph, configs: dict[str, Any], stamps: Stamps, data_dir: Path
+    plan: Plan,
+    graph: Graph,
+    configs: dict[str, Any],
+    stamps: Stamps,
+    data_dir: Path,
+    explain: bool = False,
 ) -> dict[str, bool]:
     """Registers every partition, runs each step that has something out of date, and stamps
     what a successful run built (a failed run stamps nothing: it runs again next time)."""
@@ -88,6 +93,9 @@ def materialize(
         if not step.stale:
             print(f"  up to date {step.name}", flush=True)
             continue
+        if explain:
+            for (asset, partition), why in sorted(step.why.items(), key=str):
+                print(f"    {asset}{f'[{partition}]' if partition else ''}: {why}")
         ok = run_step(definitions, instance, graph, step, configs)
         outcome[step.name] = ok
         print(f"  {'ok    ' if ok else 'FAILED'} {step.name}", flush=True)

@@ -63,6 +63,7 @@ def extra_inputs(
         "hub_release": {
             "forget": forget,
             "repo": env.get(HUB_REPO) or None,
+            "push": bool(env.get(HUB_REPO) and env.get("HF_TOKEN")),  # a push is an output too
             "version": version("bigaction-assets"),
         },
     }

@@ -30,6 +30,7 @@ class Step:
     partitions: tuple[str, ...]
     owns: list[Instance] = field(default_factory=list)
     stale: list[Instance] = field(default_factory=list)
+    why: dict[Instance, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -104,8 +105,10 @@ def plan(
             instances.setdefault(asset, []).append(partition)
     expected = Fingerprints(graph, roots, instances, configs, extras)
     for step in steps:
-        stale = {(a, p) for a, p in step.owns if stamps.current(a, p) != expected(a, p)}
-        ops = {(graph.assets[a].op, p) for a, p in stale}
+        step.why = {
+            (a, p): why for a, p in step.owns if (why := stamps.why_stale(a, p, expected(a, p)))
+        }
+        ops = {(graph.assets[a].op, p) for a, p in step.why}
         step.stale = [(a, p) for a, p in step.owns if (graph.assets[a].op, p) in ops]
     return Plan(steps, {i: expected(*i) for step in steps for i in step.owns})
 

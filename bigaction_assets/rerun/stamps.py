@@ -48,15 +48,26 @@ class Stamps:
     def current(self, asset: str, partition: str | None = None) -> str | None:
         """The fingerprint the output was built from, if its files are still as built."""
         entry = self.entries.get(_name(asset, partition))
+        return entry["fingerprint"] if entry and not self.moved(entry) else None
+
+    def why_stale(self, asset: str, partition: str | None, expected: str) -> str | None:
+        """Why the output must be built again (None: it is up to date)."""
+        entry = self.entries.get(_name(asset, partition))
         if entry is None:
-            return None
+            return "never built here"
+        if moved := self.moved(entry):
+            return f"{moved} changed since it was built"
+        return "its inputs changed" if entry["fingerprint"] != expected else None
+
+    def moved(self, entry: dict) -> str | None:
+        """The first output file of the entry that is not as it was built, if any."""
         for relative, key in entry["outputs"].items():
             try:
                 if list(stat_key(self.data_dir / relative)) != key:
-                    return None
+                    return relative
             except FileNotFoundError:
-                return None
-        return entry["fingerprint"]
+                return relative
+        return None
 
     def record(
         self, asset: str, partition: str | None, fingerprint: str, outputs: list[Path]
