@@ -33,8 +33,13 @@ LEADERBOARD_JOB_NAME = "rank_models"
 REWARD_JOB_NAME = "build_reward_examples"
 TELEMETRY_BATCHES_JOB = "ingest_telemetry_batches"
 TELEMETRY_DAY_JOB = "build_telemetry_day"
-# After the datasets, in this order: the release reads the reward sets.
-CROSS_DATASET_JOBS = (FILES_JOB_NAME, LEADERBOARD_JOB_NAME, REWARD_JOB_NAME, RELEASE_JOB_NAME)
+# After the datasets, in this order (the release reads the reward sets), with what is printed.
+CROSS_DATASET_JOBS = {
+    FILES_JOB_NAME: "sft files",
+    LEADERBOARD_JOB_NAME: "leaderboard",
+    REWARD_JOB_NAME: "reward examples",
+    RELEASE_JOB_NAME: "release",
+}
 JOBS = [JOB_NAME, TELEMETRY_BATCHES_JOB, TELEMETRY_DAY_JOB, *CROSS_DATASET_JOBS]
 LLM_MODEL_ENV = LLM_SETTINGS[0]
 
@@ -80,7 +85,8 @@ def load_graph(data_dir: Path) -> Graph:
 def demo_steps(graph: Graph, datasets: list[str], batches: list[str]) -> list[Step]:
     """The runs of a full build, in order, each with the outputs it owns; an unpartitioned
     asset of a per-dataset job (the telemetry report) is owned by the last run that has it."""
-    steps = [Step(TELEMETRY_BATCHES_JOB, tuple(batches), [("raw_telemetry", b) for b in batches])]
+    batch_outputs = [("raw_telemetry", b) for b in batches]
+    steps = [Step(TELEMETRY_BATCHES_JOB, tuple(batches), batch_outputs, label="raw_telemetry")]
     owner: dict[str, Step] = {}
     for key in datasets:
         job = TELEMETRY_DAY_JOB if key.startswith("telemetry.") else JOB_NAME
@@ -93,8 +99,8 @@ def demo_steps(graph: Graph, datasets: list[str], batches: list[str]) -> list[St
         steps.append(step)
     for asset, step in owner.items():
         step.owns.append((asset, None))
-    for job in CROSS_DATASET_JOBS:
-        steps.append(Step(job, (), [(asset, None) for asset in graph.jobs[job]]))
+    for job, label in CROSS_DATASET_JOBS.items():
+        steps.append(Step(job, (), [(asset, None) for asset in graph.jobs[job]], label=label))
     return [step for step in steps if step.owns]
 
 

@@ -31,10 +31,12 @@ class Step:
     owns: list[Instance] = field(default_factory=list)
     stale: list[Instance] = field(default_factory=list)
     why: dict[Instance, str] = field(default_factory=dict)
+    label: str = ""
+    """What the demo prints for it; the partition, or the job, when empty."""
 
     @property
     def name(self) -> str:
-        return ", ".join(self.partitions) if len(self.partitions) == 1 else self.job
+        return self.label or (self.partitions[0] if len(self.partitions) == 1 else self.job)
 
 
 @dataclass
