@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -171,3 +173,36 @@ def test_catalog_is_rewritten_only_when_its_views_change(tmp_path: Path) -> None
     lake.refresh_catalog(root, catalog)
     with duckdb.connect(str(catalog), read_only=True) as con:
         assert con.execute("select count(*) from u").fetchone() == (1,)
+
+
+def test_the_graph_carries_the_definitions_code_versions_and_configs() -> None:
+    from bigaction_assets.definitions import defs
+    from bigaction_assets.defs.rerun_graph import graph_of
+    from bigaction_assets.defs.sft.assets import SFT_VERSION
+    from bigaction_assets.defs.thoughts.assets import THOUGHTS_VERSION
+
+    graph = graph_of(defs(), ["build_dataset"])
+    assert graph.assets["sft_examples"].code_version == SFT_VERSION
+    assert graph.assets["thoughts"].code_version == THOUGHTS_VERSION  # with the templates' hash
+    assert graph.assets["sft_examples"].config["max_tokens"] == 8192
+    assert graph.assets["episodes"].op == graph.assets["events"].op  # one multi-asset
+    assert graph.assets["sft_examples"].deps == ("dom_snapshots", "episodes", "events", "thoughts")
+    assert "raw_records" in graph.jobs["build_dataset"]
+    assert Graph.from_json(graph.to_json()) == graph
+
+
+def test_the_cached_graph_is_used_only_under_the_same_source_hash(tmp_path: Path) -> None:
+    from bigaction_assets.rerun.graph import cache_graph, cached_graph
+
+    cache_graph(tmp_path, "one", GRAPH)
+    assert cached_graph(tmp_path, "one") == GRAPH
+    assert cached_graph(tmp_path, "two") is None
+
+
+def test_planning_a_rerun_does_not_import_dagster() -> None:
+    """What keeps a no-change rerun fast: Dagster is imported only when something runs."""
+    code = (
+        "import sys, bigaction_assets.demo, bigaction_assets.rerun.plan; "
+        "assert 'dagster' not in sys.modules, 'dagster imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
