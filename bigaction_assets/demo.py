@@ -1,17 +1,28 @@
-"""`make demo`: ingest every landing dataset through Dagster, then print what was made."""
+"""`make demo`: ingest every landing dataset through Dagster, then print what was made.
+
+A rerun builds only what is out of date (`bigaction_assets.rerun`): it fingerprints the landing
+files and compares each output's stamp with what it would be built from now. When nothing
+changed it neither loads Dagster nor launches a run, and rewrites no file.
+"""
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
-import dagster as dg
 import duckdb
+import orjson
 
 from bigaction_assets import ingest
-from bigaction_assets.defs.resources import LLM_MODEL_ENV
+from bigaction_assets.rerun.fingerprint import file_sha256, files_fingerprint
+from bigaction_assets.rerun.graph import Graph, cache_graph, cached_graph, source_hash
+from bigaction_assets.rerun.inputs import LLM_SETTINGS, extra_inputs
+from bigaction_assets.rerun.plan import Plan, Step, plan
+from bigaction_assets.rerun.stamps import Stamps
 from bigaction_assets.settings import DATA_DIR_ENV, PROJECT_ROOT, Paths
 from bigaction_assets.sources import adapters
 
@@ -20,9 +31,17 @@ FILES_JOB_NAME = "write_sft_files"
 RELEASE_JOB_NAME = "publish_release"
 LEADERBOARD_JOB_NAME = "rank_models"
 REWARD_JOB_NAME = "build_reward_examples"
-PARTITIONS = "datasets"
-# Runs are recorded in the instance for the UI; the terminal gets warnings and the summary.
-QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+TELEMETRY_BATCHES_JOB = "ingest_telemetry_batches"
+TELEMETRY_DAY_JOB = "build_telemetry_day"
+# After the datasets, in this order (the release reads the reward sets), with what is printed.
+CROSS_DATASET_JOBS = {
+    FILES_JOB_NAME: "sft files",
+    LEADERBOARD_JOB_NAME: "leaderboard",
+    REWARD_JOB_NAME: "reward examples",
+    RELEASE_JOB_NAME: "release",
+}
+JOBS = [JOB_NAME, TELEMETRY_BATCHES_JOB, TELEMETRY_DAY_JOB, *CROSS_DATASET_JOBS]
+LLM_MODEL_ENV = LLM_SETTINGS[0]
 
 
 def prepare_dagster_home(paths: Paths) -> Path:
@@ -35,61 +54,10 @@ def prepare_dagster_home(paths: Paths) -> Path:
     return home
 
 
-def materialize_all(paths: Paths) -> dict[str, bool]:
-    """Registers every landing dataset as a partition and runs the ingest job on each."""
-    from bigaction_assets.definitions import defs  # after DAGSTER_HOME is set
-
-    instance = dg.DagsterInstance.get()
-    definitions = defs()
-    land_telemetry(paths, definitions, instance)
-    keys = sorted(ingest.discover(paths.landing, adapters()))
-    known = set(instance.get_dynamic_partitions(PARTITIONS))
-    instance.add_dynamic_partitions(PARTITIONS, [k for k in keys if k not in known])
-    job = definitions.resolve_job_def(JOB_NAME)
-    outcome = {}
-    for key in keys:
-        # telemetry days go through the day job: the spine's stages plus the daily report
-        day_job = key.startswith("telemetry.") and definitions.resolve_job_def(TELEMETRY_DAY_JOB)
-        result = (day_job or job).execute_in_process(
-            partition_key=key, instance=instance, raise_on_error=False, run_config=QUIET
-        )
-        outcome[key] = result.success
-        print(f"  {'ok    ' if result.success else 'FAILED'} {key}", flush=True)
-    files = definitions.resolve_job_def(FILES_JOB_NAME).execute_in_process(
-        instance=instance, raise_on_error=False, run_config=QUIET
-    )
-    outcome["sft files"] = files.success
-    print(f"  {'ok    ' if files.success else 'FAILED'} sft files", flush=True)
-    # Benchmark: every dataset's snapshot and scores were built above; rank the models.
-    ranked = definitions.resolve_job_def(LEADERBOARD_JOB_NAME).execute_in_process(
-        instance=instance, raise_on_error=False, run_config=QUIET
-    )
-    outcome["leaderboard"] = ranked.success
-    print(f"  {'ok    ' if ranked.success else 'FAILED'} leaderboard", flush=True)
-    # Reward (#7): items into the annotation app's store, its labels, and the reward sets
-    # (from the bundled annotated ProactiveBench data until people label in `make annotate`).
-    reward = definitions.resolve_job_def(REWARD_JOB_NAME).execute_in_process(
-        instance=instance, raise_on_error=False, run_config=QUIET
-    )
-    outcome["reward examples"] = reward.success
-    print(f"  {'ok    ' if reward.success else 'FAILED'} reward examples", flush=True)
-    # The release stays a local folder unless BIGACTION_HUB_REPO and HF_TOKEN are set.
-    release = definitions.resolve_job_def(RELEASE_JOB_NAME).execute_in_process(
-        instance=instance, raise_on_error=False, run_config=QUIET
-    )
-    outcome["release"] = release.success
-    print(f"  {'ok    ' if release.success else 'FAILED'} release", flush=True)
-    return outcome
-
-
-# --- telemetry (#6): the bundled client batches through the collector's intake ---------------
-TELEMETRY_BATCHES_JOB = "ingest_telemetry_batches"
-TELEMETRY_DAY_JOB = "build_telemetry_day"
-
-
-def land_telemetry(paths: Paths, definitions: dg.Definitions, instance: dg.DagsterInstance) -> None:
+def land_telemetry(paths: Paths) -> dict[str, Path]:
     """Land the telemetry sample (scrubbed, pseudonymized: the development key unless
-    BIGACTION_PSEUDONYM_KEY is set) and ingest its batches into raw_telemetry in one run."""
+    BIGACTION_PSEUDONYM_KEY is set); batches already landed with the same bytes stay as they
+    are. Returns every landed batch by id."""
     from bigaction_assets.privacy.pseudonyms import Pseudonymizer
     from bigaction_assets.telemetry.landing import batch_files
     from bigaction_assets.telemetry.sample import land_sample
@@ -99,19 +67,81 @@ def land_telemetry(paths: Paths, definitions: dg.Definitions, instance: dg.Dagst
         f"  telemetry sample: {landed['received']} steps in {landed['batches']} batches, "
         f"{landed['stored']} stored, {landed['opted_out']} opted out; scrubbed {landed['scrubbed']}"
     )
-    batches = sorted(batch_files(paths.landing))
-    known = set(instance.get_dynamic_partitions("telemetry_batches"))
-    instance.add_dynamic_partitions("telemetry_batches", [b for b in batches if b not in known])
-    result = definitions.resolve_job_def(TELEMETRY_BATCHES_JOB).execute_in_process(
-        instance=instance,
-        raise_on_error=False,
-        run_config=QUIET,
-        tags={
-            "dagster/asset_partition_range_start": batches[0],
-            "dagster/asset_partition_range_end": batches[-1],
-        },
-    )
-    print(f"  {'ok    ' if result.success else 'FAILED'} raw_telemetry", flush=True)
+    return batch_files(paths.landing)
+
+
+def load_graph(data_dir: Path) -> Graph:
+    """The asset graph, from the cache while no source file changed, else from Dagster."""
+    key = source_hash()
+    graph = cached_graph(data_dir, key)
+    if graph is None:
+        from bigaction_assets.demo_runs import graph_from_dagster
+
+        graph = graph_from_dagster(JOBS)
+        cache_graph(data_dir, key, graph)
+    return graph
+
+
+def demo_steps(graph: Graph, datasets: list[str], batches: list[str]) -> list[Step]:
+    """The runs of a full build, in order, each with the outputs it owns; an unpartitioned
+    asset of a per-dataset job (the telemetry report) is owned by the last run that has it."""
+    batch_outputs = [("raw_telemetry", b) for b in batches]
+    steps = [Step(TELEMETRY_BATCHES_JOB, tuple(batches), batch_outputs, label="raw_telemetry")]
+    owner: dict[str, Step] = {}
+    for key in datasets:
+        job = TELEMETRY_DAY_JOB if key.startswith("telemetry.") else JOB_NAME
+        step = Step(job, (key,))
+        for asset in graph.jobs[job]:
+            if graph.assets[asset].partitions is None:
+                owner[asset] = step
+            else:
+                step.owns.append((asset, key))
+        steps.append(step)
+    for asset, step in owner.items():
+        step.owns.append((asset, None))
+    for job, label in CROSS_DATASET_JOBS.items():
+        steps.append(Step(job, (), [(asset, None) for asset in graph.jobs[job]], label=label))
+    return [step for step in steps if step.owns]
+
+
+def rerun_plan(
+    paths: Paths, graph: Graph, overrides: dict[str, Any], batches: dict[str, Path], force: bool
+) -> tuple[Plan, dict[str, Any], Stamps]:
+    """Each run's outputs that are out of date (all of them with `force`)."""
+    data_dir = paths.lake.parent
+    found = ingest.discover(paths.landing, adapters())
+    configs = {
+        name: {**(node.config or {}), **overrides.get(name, {})} if node.config else None
+        for name, node in graph.assets.items()
+    }
+    roots: dict[tuple[str, str | None], str] = {
+        ("raw_records", key): files_fingerprint(files, paths.landing)
+        for key, files in found.items()
+    }
+    roots |= {("raw_telemetry", b): file_sha256(path) for b, path in batches.items()}
+    store = data_dir / "annotate" / "store.sqlite3"
+    extras = extra_inputs(paths.landing, store, os.environ, configs)
+    stamps = Stamps(data_dir) if force else Stamps.load(data_dir)
+    steps = demo_steps(graph, sorted(found), sorted(batches))
+    return plan(graph, steps, roots, configs, extras, stamps), configs, stamps
+
+
+def materialize_all(
+    paths: Paths, overrides: dict[str, Any], force: bool = False, explain: bool = False
+) -> dict:
+    """Runs what is out of date; returns whether each run succeeded (none: all up to date)."""
+    batches = land_telemetry(paths)
+    graph = load_graph(paths.lake.parent)
+    # a Dagster instance without its run history has not seen these outputs: build them again
+    home = Path(os.environ["DAGSTER_HOME"])
+    force = force or not (home / "history" / "runs.db").is_file()
+    planned, configs, stamps = rerun_plan(paths, graph, overrides, batches, force)
+    if planned.up_to_date:
+        print(f"  up to date: {len(planned.fingerprints)} outputs, nothing to run", flush=True)
+        return {}
+    from bigaction_assets.demo_runs import materialize
+
+    return materialize(planned, graph, configs, stamps, paths.lake.parent, explain)
 
 
 def thoughts_line(con: duckdb.DuckDBPyConnection, views: list[str]) -> str:
@@ -186,11 +216,20 @@ def summary(paths: Paths) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--config",
+        default="{}",
+        help='run config by asset, as JSON: {"sft_examples": {"max_tokens": 4096}}',
+    )
+    parser.add_argument("--force", action="store_true", help="build everything again")
+    parser.add_argument("--explain", action="store_true", help="say why each output is built")
+    args = parser.parse_args(argv)
     paths = Paths.from_env()
     home = prepare_dagster_home(paths)
     print(f"Ingesting {paths.landing} into {paths.lake} ({DATA_DIR_ENV}); Dagster home {home}")
-    outcome = materialize_all(paths)
+    outcome = materialize_all(paths, orjson.loads(args.config), args.force, args.explain)
     print(summary(paths))
     failed = [key for key, ok in outcome.items() if not ok]
     if failed:

@@ -35,12 +35,6 @@ def discover(landing: Path, registry: dict[str, SourceAdapter]) -> dict[str, lis
     return found
 
 
-def fingerprint(files: list[Path]) -> str:
-    """Changes when a file of the dataset is added, removed, resized or rewritten."""
-    parts = [(p.as_posix(), p.stat().st_size, p.stat().st_mtime_ns) for p in files]
-    return hashlib.sha256(orjson.dumps(parts)).hexdigest()[:16]
-
-
 def dataset_files(landing: Path, adapter: SourceAdapter, dataset: str) -> list[Path]:
     files = adapter.dataset_files(landing / adapter.name).get(dataset)
     if not files:

@@ -15,6 +15,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from bigaction_assets.durable import replace_unless_same
+
 COMPRESSION = "zstd"
 # Row groups small enough that a reader can stream a partition of multi-megabyte HTML pages.
 ROW_GROUP_ROWS = 2_000
@@ -54,11 +56,13 @@ class PartitionWriter:
         self._writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
         self.rows += table.num_rows
 
-    def commit(self) -> None:
+    def commit(self) -> bool:
+        """Put the new file in place; returns False when the old one held the same bytes and
+        was kept (a rerun with unchanged inputs then leaves the partition's mtime alone)."""
         self._writer.close()
         with open(self._tmp_path, "rb") as handle:
             os.fsync(handle.fileno())
-        os.replace(self._tmp_path, self.final_path)
+        return replace_unless_same(self._tmp_path, self.final_path)
 
     def abort(self) -> None:
         self._writer.close()
@@ -190,6 +194,35 @@ def lake_tables(lake: Path) -> dict[str, Path]:
     return tables
 
 
+def _files_sql(directory: Path) -> str:
+    glob = (directory / "*.parquet").as_posix().replace("'", "''")
+    return f"read_parquet('{glob}'"
+
+
+def _view_sql(directory: Path) -> str:
+    return f"select * from {_files_sql(directory)}, union_by_name = true)"
+
+
+def catalog_is_current(catalog: Path, tables: dict[str, Path]) -> bool:
+    """Whether the catalog already holds exactly one view per table, over its files: then a
+    refresh would change nothing but the file's bytes and mtime, so it is skipped."""
+    if not catalog.is_file():
+        return False
+    try:
+        with duckdb.connect(str(catalog), read_only=True) as con:
+            views = dict(
+                con.execute(
+                    "select view_name, sql from duckdb_views() where not internal"
+                ).fetchall()
+            )
+    except duckdb.Error:  # locked by a writer, or not a catalog: refresh it the usual way
+        return False
+    # DuckDB keeps a normalized text of each view: compare the files it reads, not the text
+    return set(views) == set(tables) and all(
+        _files_sql(directory) in views[name] for name, directory in tables.items()
+    )
+
+
 def refresh_catalog(lake: Path, catalog: Path, attempts: int = 20) -> list[str]:
     """(Re)create one DuckDB view per lake table over all its partition files.
 
@@ -197,16 +230,14 @@ def refresh_catalog(lake: Path, catalog: Path, attempts: int = 20) -> list[str]:
     user's shell) holds it, we wait briefly and try again rather than fail the materialization.
     """
     tables = lake_tables(lake)
+    if catalog_is_current(catalog, tables):
+        return sorted(tables)
     catalog.parent.mkdir(parents=True, exist_ok=True)
     for attempt in range(attempts):
         try:
             with duckdb.connect(str(catalog)) as con:
                 for name, directory in tables.items():
-                    glob = (directory / "*.parquet").as_posix().replace("'", "''")
-                    con.execute(
-                        f'create or replace view "{name}" as select * from '
-                        f"read_parquet('{glob}', union_by_name = true)"
-                    )
+                    con.execute(f'create or replace view "{name}" as {_view_sql(directory)}')
             return sorted(tables)
         except duckdb.IOException:
             if attempt == attempts - 1:

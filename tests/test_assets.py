@@ -20,6 +20,7 @@ import pytest
 
 from bigaction_assets import ingest, lake
 from bigaction_assets.definitions import defs
+from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.schemas import frame
 from bigaction_assets.schemas.standardized import EpisodeSchema
 from bigaction_assets.sources import adapters
@@ -161,8 +162,8 @@ def test_partitions_write_files_metadata_and_pass_checks(run, dagster_lake, inge
         records = landing_records(landing_file)
         assert meta(made["raw_records"], "dagster/row_count") == records
         assert meta(made["raw_records"], "unreadable_by_reason") == {}
-        assert meta(made["raw_records"], "landing_fingerprint") == ingest.fingerprint(
-            [landing_file]
+        assert meta(made["raw_records"], "landing_fingerprint") == files_fingerprint(
+            [landing_file], dagster_lake.landing
         )
         # every raw record ends in exactly one episode or one reject
         assert meta(made["episodes"], "dagster/row_count") == records

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import os
 from pathlib import Path
 from typing import Any
 
@@ -272,22 +271,3 @@ def test_dataset_files(tmp_path):
     assert ingest.dataset_files(landing, ADAPTER, "one") == [one]
     with pytest.raises(FileNotFoundError):
         ingest.dataset_files(landing, ADAPTER, "missing")
-
-
-def test_fingerprint_follows_the_files(tmp_path):
-    first = touch(tmp_path / "a.jsonl", good("a") + b"\n")
-    second = touch(tmp_path / "b.jsonl", good("b") + b"\n")
-    before = ingest.fingerprint([first])
-    assert ingest.fingerprint([first]) == before
-    assert len(before) == 16
-    assert ingest.fingerprint([first, second]) != before
-
-    first.write_bytes(good("a", "rewritten with more text") + b"\n")  # new size
-    resized = ingest.fingerprint([first])
-    assert resized != before
-
-    stat = first.stat()
-    first.write_bytes(good("a", "rewritten with more TEXT") + b"\n")  # same size, new mtime
-    os.utime(first, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
-    assert first.stat().st_size == stat.st_size
-    assert ingest.fingerprint([first]) != resized

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from bigaction_assets.durable import same_files
 from bigaction_assets.lake import table_dir
 from bigaction_assets.release.card import CardData, render_card
 from bigaction_assets.release.columns import CONSUMER_COLUMNS, schema_with, sft_table
@@ -163,6 +164,23 @@ def content_sha256(files: dict[str, dict[str, Any]]) -> str:
     return hashlib.sha256(listing.encode()).hexdigest()
 
 
+def reuse_unchanged(new: Path, old: Path) -> int:
+    """Hard-link into `new` every file `old` already holds with the same bytes, so that swapping
+    the folders leaves an unchanged shard, card or manifest with its inode and mtime: only the
+    files whose content changed are new. Returns how many files were kept."""
+    kept = 0
+    if not old.is_dir():
+        return kept
+    for path in sorted(p for p in new.rglob("*") if p.is_file()):
+        previous = old / path.relative_to(new)
+        if previous.is_file() and same_files(path, previous):
+            link = path.with_name(f".{path.name}.{uuid.uuid4().hex}.link")
+            os.link(previous, link)
+            os.replace(link, path)
+            kept += 1
+    return kept
+
+
 def replace_folder(new: Path, target: Path) -> None:
     """Put `new` where `target` is, the old one moved aside first and removed last."""
     old = target.with_name(f".{target.name}.old-{uuid.uuid4().hex}")
@@ -216,6 +234,7 @@ def build_release(
         digest = content_sha256(files)
         manifest = {"content_sha256": digest, "rows": card.rows, "files": files}
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        reuse_unchanged(tmp, out)
         replace_folder(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -9,7 +9,6 @@ example id was, so a rerun writes the same bytes, and no sort has to hold every 
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections import Counter
 from contextlib import ExitStack
@@ -20,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from bigaction_assets.durable import replace_unless_same
 from bigaction_assets.lake import table_dir
 from bigaction_assets.schemas.sft import SFT_FORMATS
 from bigaction_assets.sft.dedup import SeenContent
@@ -40,7 +40,7 @@ def _atomic(stack: ExitStack, path: Path) -> IO[bytes]:
     def finish(exc_type: type | None, *_: Any) -> None:
         handle.close()
         if exc_type is None:
-            os.replace(tmp, path)
+            replace_unless_same(tmp, path)  # an unchanged file keeps its mtime
         else:
             tmp.unlink(missing_ok=True)
 

@@ -24,6 +24,7 @@ from bigaction_assets.benchmark.snapshot import SnapshotSettings, episode_rows
 from bigaction_assets.defs.metadata import column_schema, markdown_preview
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
+from bigaction_assets.durable import write_durably
 from bigaction_assets.lake import iter_table_rows, open_partition, write_partition
 from bigaction_assets.schemas import arrow_schema, frame
 from bigaction_assets.schemas.benchmark import (
@@ -164,8 +165,8 @@ def leaderboard(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
     table = markdown_table(rows)
     out = Path(lake.data_dir) / GROUP
     out.mkdir(parents=True, exist_ok=True)
-    (out / "leaderboard.md").write_text(table + "\n", encoding="utf-8")
-    (out / "leaderboard.svg").write_text(chart, encoding="utf-8")
+    write_durably(out / "leaderboard.md", (table + "\n").encode())  # kept when unchanged
+    write_durably(out / "leaderboard.svg", chart.encode())
     lake.refresh_catalog(context.log)
     image = base64.b64encode(chart.encode()).decode()
     return dg.MaterializeResult(

@@ -9,6 +9,7 @@ from bigaction_assets.defs.metadata import markdown_preview
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import open_partition
+from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.raw import RawRecordSchema
 from bigaction_assets.sink import ValidatedSink
@@ -45,7 +46,7 @@ def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
             "dagster/row_count": sink.total,
             "files": [str(path) for path in files],
             "input_bytes": sum(path.stat().st_size for path in files),
-            "landing_fingerprint": ingest.fingerprint(files),
+            "landing_fingerprint": files_fingerprint(files, lake.landing),
             "unreadable_by_reason": dict(errors),
             "preview": dg.MetadataValue.md(markdown_preview(preview)),
             "path": dg.MetadataValue.path(str(writer.final_path)),

@@ -8,6 +8,7 @@ from bigaction_assets import ingest
 from bigaction_assets.defs.jobs import dataset_job
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
+from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.sources import adapters
 
 
@@ -39,7 +40,8 @@ def landing_datasets_sensor(
     found = ingest.discover(lake.landing, steady)
     known = set(context.instance.get_dynamic_partitions(datasets_partitions.name))
     new = sorted(set(found) - known)
-    current = {key: ingest.fingerprint(files) for key, files in found.items()}
+    # file contents, as `make demo` fingerprints them: a `touch` runs nothing, an edit does
+    current = {key: files_fingerprint(files, lake.landing) for key, files in found.items()}
     changed = [
         key
         for key, print_ in current.items()

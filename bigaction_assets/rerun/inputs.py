@@ -1,0 +1,69 @@
+"""Inputs of each asset that the asset graph does not show: landing files, folders of
+predictions and forget requests, the annotation app's labels, and settings from the environment.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from bigaction_assets.rerun.fingerprint import files_fingerprint, folder_fingerprint
+
+# Settings of the model the LLM stages call: another model (or none) is another output.
+LLM_SETTINGS = (
+    "BIGACTION_LLM_MODEL", "BIGACTION_LLM_BASE_URL", "BIGACTION_LLM_TEMPERATURE",
+    "BIGACTION_LLM_MAX_TOKENS",
+)  # fmt: skip
+HUB_REPO = "BIGACTION_HUB_REPO"  # named in the dataset card
+FORGET_DIR = "forget"  # privacy.forget's folder of requests under the landing dir
+# Tables an asset reads that its graph dependencies leave out; they count as inputs here.
+EXTRA_DEPS: dict[str, tuple[str, ...]] = {"hub_release": ("reward_examples",)}
+
+
+def label_revision(store: Path) -> int:
+    """The annotation app's label revision (0 with no store). A plain connection: a read-only
+    one on a WAL database leaves -wal and -shm files behind; this one only reads."""
+    if not store.is_file():
+        return 0
+    con = sqlite3.connect(store, timeout=5)
+    try:
+        row = con.execute("select value from counters where name = 'label_revision'").fetchone()
+        return int(row[0]) if row else 0
+    except sqlite3.Error:
+        return -1  # not a store this code knows: the reward job runs and says why
+    finally:
+        con.close()
+
+
+def extra_inputs(
+    landing: Path,
+    store: Path,
+    env: Mapping[str, str],
+    configs: Mapping[str, dict[str, Any] | None],
+) -> dict[str, Any]:
+    """What each asset reads besides its upstream assets, by asset; `configs` is the run
+    config each asset gets (eval_results' `predictions` names a path)."""
+    forget = folder_fingerprint(landing / FORGET_DIR)
+    llm = {name: env.get(name) or None for name in LLM_SETTINGS}
+    predictions = Path((configs.get("eval_results") or {}).get("predictions", "predictions"))
+    predictions = predictions if predictions.is_absolute() else landing / predictions
+    return {
+        "thoughts": llm,
+        "model_answers": llm,
+        "eval_results": folder_fingerprint(predictions)
+        if predictions.is_dir()
+        else files_fingerprint([predictions] if predictions.is_file() else []),
+        "raw_telemetry": forget,
+        "forgotten_users": forget,
+        "annotation_items": forget,
+        "annotations": {"forget": forget, "labels": label_revision(store)},
+        "hub_release": {
+            "forget": forget,
+            "repo": env.get(HUB_REPO) or None,
+            "push": bool(env.get(HUB_REPO) and env.get("HF_TOKEN")),  # a push is an output too
+            "version": version("bigaction-assets"),
+        },
+    }
