@@ -56,9 +56,16 @@ def write_web_landing(path: Path, episodes: int) -> int:
     return path.stat().st_size
 
 
-def write_landing(path: Path, episodes: int) -> int:
-    """A JSONL file of `episodes` trajectories cycling through the bundled samples."""
-    samples = [t for f in sorted(SAMPLES.glob("*.json")) for t in json.loads(f.read_text())]
+def sample_files(dataset: str | None) -> list[Path]:
+    """The bundled ADP sample files: all of them, or the one named `dataset`."""
+    files = sorted(SAMPLES.glob("*.json"))
+    return [f for f in files if dataset is None or f.stem == dataset]
+
+
+def write_landing(path: Path, episodes: int, dataset: str | None = None) -> int:
+    """A JSONL file of `episodes` trajectories cycling through the bundled samples (of one
+    dataset, or of all)."""
+    samples = [t for f in sample_files(dataset) for t in json.loads(f.read_text())]
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as handle:
         for number in range(episodes):

@@ -268,7 +268,7 @@ def test_release_refuses_when_a_blocking_check_failed(pipeline, dagster_lake, ep
 
     # an undercounting windowing makes the partition's blocking length check fail
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(windows.LengthCounter, "__call__", lambda counter, turns: 1)
+        patch.setattr(windows.LengthCounter, "total", lambda counter, tallies: 1)
         assert not _build(pipeline, dagster_lake, ephemeral_instance, "adp.synatra").success
     # a later, passing evaluation of another dataset does not hide it
     dagster_lake.add_bundled("adp", "swe-smith")

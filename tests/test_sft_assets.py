@@ -152,7 +152,7 @@ def test_an_undercounting_stage_fails_the_blocking_check(build, dagster_lake, mo
     """The check counts every example again from its stored text, so a windowing that believed
     a wrong count cannot slip an over-long example through."""
     dagster_lake.add_bundled("adp", "nnetnav-wa")
-    monkeypatch.setattr(windows.LengthCounter, "__call__", lambda counter, turns: 1)
+    monkeypatch.setattr(windows.LengthCounter, "total", lambda counter, tallies: 1)
     config = {"ops": {"sft_examples": {"config": {"max_tokens": 3000, "observation_tokens": 800}}}}
     result = build("adp.nnetnav-wa", run_config=config)
     assert not result.success
@@ -192,7 +192,7 @@ def test_a_stored_example_a_consumer_refuses_fails_the_check(build, dagster_lake
     """Were the stage's own validation bypassed, the check reading the stored text fails."""
     dagster_lake.add_bundled("adp", "synatra")
     monkeypatch.setitem(sft_examples_module.RENDERERS, "openai", _without_call_ids)
-    monkeypatch.setattr(sft_examples_module, "rendering_problems", lambda renderings: [])
+    monkeypatch.setattr(sft_examples_module, "structure_problems", lambda renderings: [])
     result = build("adp.synatra")
     assert not result.success
     assert checks(result)["examples_valid_for_consumers"] is False
@@ -263,3 +263,36 @@ def test_sft_quality_finders_on_a_tiny_table(tmp_path):
         assert quality.episodes_in_several_splits(con, tmp_path) == [
             {"episode_id": "a/1", "splits": ["test", "train"]}
         ]
+
+
+def test_a_user_who_asks_for_one_format_gets_that_format_alone(
+    build, pipeline, dagster_lake, ephemeral_instance
+):
+    dagster_lake.add_bundled("adp", "nnetnav-wa")
+    small = {"max_tokens": 3000, "observation_tokens": 800}
+    everything = build("adp.nnetnav-wa", run_config={"ops": {"sft_examples": {"config": small}}})
+    assert everything.success
+    all_formats = {row["example_id"]: row for row in examples(dagster_lake)}
+    config = {**small, "formats": ["openai"]}
+    result = build("adp.nnetnav-wa", run_config={"ops": {"sft_examples": {"config": config}}})
+    assert result.success and all(checks(result).values())
+    rows = examples(dagster_lake)
+    assert rows and all(row["sharegpt"] is None and row["openhands"] is None for row in rows)
+    # windows fit the one format, so they may be longer; the openai renderings stay valid
+    assert all(json.loads(row["openai"])["messages"] for row in rows)
+    assert all(row["tokens"] <= 3000 for row in rows)
+    assert len(rows) <= len(all_formats)
+    files = write_files(pipeline, dagster_lake, ephemeral_instance)
+    assert files.success
+    out = dagster_lake.data / "sft"
+    assert sorted(p.parent.name for p in out.rglob("*.jsonl")) == ["openai"] * len(
+        list((out / "openai").glob("*.jsonl"))
+    )
+
+
+def test_an_unknown_format_is_refused_by_name(build, dagster_lake):
+    dagster_lake.add_bundled("adp", "synatra")
+    config = {"ops": {"sft_examples": {"config": {"formats": ["alpaca"]}}}}
+    result = build("adp.synatra", run_config=config)
+    assert not result.success
+    assert "alpaca" in str(result.all_events)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bigaction_assets import tokens
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 LANDING = Path(__file__).resolve().parents[1] / "landing"
 
@@ -32,7 +35,7 @@ def fresh_cache(tmp_path, monkeypatch):
 
 
 def test_standard_encoding_name_loads_offline(fresh_cache):
-    assert tokens.count_tokens("hello world") == 2
+    assert tokens.count_tokens_uncached("hello world") == 2
     cached = fresh_cache / hashlib.sha1(tokens.ENCODING_URL.encode()).hexdigest()
     assert hashlib.sha256(cached.read_bytes()).hexdigest() == tokens.ENCODING_SHA256
     assert tiktoken.get_encoding("cl100k_base").encode("hello world") == [15339, 1917]
@@ -41,7 +44,7 @@ def test_standard_encoding_name_loads_offline(fresh_cache):
 def test_a_corrupt_cached_file_is_replaced(fresh_cache):
     cached = fresh_cache / hashlib.sha1(tokens.ENCODING_URL.encode()).hexdigest()
     cached.write_bytes(b"not an encoding")
-    assert tokens.count_tokens("hello world") == 2
+    assert tokens.count_tokens_uncached("hello world") == 2
 
 
 def test_special_token_text_counts_as_text():
@@ -125,3 +128,58 @@ def test_a_one_line_page_is_cut_at_a_blank_without_encoding_it_all(monkeypatch):
     assert page.startswith(cut) and tokens.count_tokens_uncached(cut) <= 300
     assert tokens.count_tokens_uncached(cut) >= 290
     assert work < 100_000
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    return []
+
+
+def _sample_texts(folder: Path) -> list[str]:
+    texts = []
+    for path in sorted(folder.rglob("*.json*")):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            values = [json.loads(raw)] if path.suffix == ".json" else [
+                json.loads(line) for line in raw.splitlines() if line.strip()
+            ]  # fmt: skip
+        except json.JSONDecodeError:
+            continue  # a deliberately broken fixture
+        texts += [text for value in values for text in _strings(value)]
+    return texts
+
+
+def test_the_fast_counter_agrees_with_tiktoken_on_every_bundled_text():
+    texts = _sample_texts(LANDING) + _sample_texts(LANDING.parent / "tests" / "fixtures")
+    assert len(texts) > 1_000
+    differ = [t[:80] for t in texts if tokens.count_tokens(t) != tokens.count_tokens_uncached(t)]
+    assert differ == []
+
+
+@pytest.mark.skipif(not SHARED_DATA.exists(), reason="../shared/data is not beside the repo")
+def test_the_fast_counter_agrees_with_tiktoken_on_every_shared_sample():
+    texts = _sample_texts(SHARED_DATA)
+    assert len(texts) > 20_000
+    encode = tokens.encoding().encode_ordinary
+    assert [tokens.fast_encoding().count(t) for t in texts] == [len(encode(t)) for t in texts]
+
+
+# Characters where cl100k_base's pre-tokenizer decides: contractions, digits, blanks before
+# newlines, punctuation runs, letters of other scripts, marks, emoji, special-token text.
+_TRICKY = list("ab Z \n\t\r'’sdtm1234567890!?.,:;<>|{}[]()=_-éàüß漢字カナ한글🙂\u200b\u00a0\u0301")
+tricky_texts = st.lists(
+    st.sampled_from([*_TRICKY, "<|endoftext|>", "'ll", " 's", "\r\n", "    ", "\n\n"]),
+    max_size=80,
+).map("".join)
+
+
+@given(st.one_of(tricky_texts, st.text(max_size=200)))
+@settings(deadline=None)
+def test_the_fast_counter_agrees_with_tiktoken_on_generated_text(text):
+    assert tokens.fast_encoding().count(text) == tokens.count_tokens_uncached(text)
+    assert tokens.encode(text) == tokens.encoding().encode_ordinary(text)

@@ -29,9 +29,15 @@ class SftExampleSchema(pa.DataFrameModel):
         description="Whether its thoughts were recorded, generated, both, partly, or not.",
     )
     content_sha: str = pa.Field(description="Hash of the trained-on content, for dedup.")
-    openai: str = pa.Field(description="OpenAI chat example: {messages, tools}, JSON.")
-    sharegpt: str = pa.Field(description="LLaMA-Factory sharegpt example, JSON.")
-    openhands: str = pa.Field(description="OpenHands text example (ADP's SFT form), JSON.")
+    openai: str = pa.Field(
+        nullable=True, description="OpenAI chat example: {messages, tools}, JSON (null: not made)."
+    )
+    sharegpt: str = pa.Field(
+        nullable=True, description="LLaMA-Factory sharegpt example, JSON (null: not made)."
+    )
+    openhands: str = pa.Field(
+        nullable=True, description="OpenHands text example (ADP's SFT form), JSON (null: not made)."
+    )
 
     class Config:
         name = "sft_examples"

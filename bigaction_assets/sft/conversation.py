@@ -46,6 +46,13 @@ class ToolCall:
         """`arguments_json(self.arguments)`, made once: every window and format shows it."""
         return arguments_json(self.arguments)
 
+    @cached_property
+    def call_json(self) -> str:
+        """`json.dumps({"name": ..., "arguments": ...})`: the call as LLaMA-Factory's
+        function_call value holds it, made once for every window."""
+        name = json.dumps(self.name, ensure_ascii=False)
+        return f'{{"name": {name}, "arguments": {self.arguments_json}}}'
+
 
 @dataclass
 class Turn:

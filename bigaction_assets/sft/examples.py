@@ -8,18 +8,18 @@ from typing import Any
 
 import orjson
 
+from bigaction_assets.schemas.sft import SFT_FORMATS
 from bigaction_assets.sft.conversation import ACTION_KINDS, Conversation, build_conversation
 from bigaction_assets.sft.counting import conversation_tokens
 from bigaction_assets.sft.observations import make_observation_renderer
 from bigaction_assets.sft.openai_format import render_openai
-from bigaction_assets.sft.openhands_format import render_openhands
+from bigaction_assets.sft.openhands_format import markup_problems, render_openhands
 from bigaction_assets.sft.sharegpt_format import render_sharegpt
 from bigaction_assets.sft.splits import DEFAULT_RATIOS, assign_split, content_hash
-from bigaction_assets.sft.validate import rendering_problems
+from bigaction_assets.sft.validate import structure_problems
 from bigaction_assets.sft.windows import split_into_windows
 from bigaction_assets.thoughts.merge import GENERATED
 
-FORMATS = ("openai", "sharegpt", "openhands")
 RENDERERS = {"openai": render_openai, "sharegpt": render_sharegpt, "openhands": render_openhands}
 
 
@@ -33,6 +33,7 @@ class ExampleSettings:
         representation: how pages are shown, `axtree` where there is one, or `html`.
         split_ratios: share of episodes per split, by name, adding up to 1.
         split_salt: changes the draw of splits while keeping it stable.
+        formats: the SFT formats to render (and to fit in the context); the others are null.
     """
 
     max_tokens: int = 8192
@@ -40,6 +41,12 @@ class ExampleSettings:
     representation: str = "axtree"
     split_ratios: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_RATIOS))
     split_salt: str = ""
+    formats: tuple[str, ...] = SFT_FORMATS
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.formats).difference(SFT_FORMATS))
+        if unknown or not self.formats:
+            raise ValueError(f"formats must be some of {SFT_FORMATS}, not {list(self.formats)}")
 
 
 NOT_FOR_TRAINING = "not_for_training"
@@ -100,16 +107,21 @@ def episode_examples(
         raise EpisodeSkipped(NOT_FOR_TRAINING, str(details.get("why") or "marked train_on false"))
     render = make_observation_renderer(pages, settings.observation_tokens, settings.representation)
     conversation = build_conversation(episode, events, render_observation=render)
+    formats = settings.formats
+    if "openhands" in formats:  # what would break OpenHands' parse of the blocks we write
+        markup = markup_problems(call for turn in conversation.turns for call in turn.tool_calls)
+        if markup:
+            raise EpisodeSkipped("invalid_for_consumer", f"openhands: {markup[:3]}")
     try:
-        windows = split_into_windows(conversation, settings.max_tokens)
+        windows = split_into_windows(conversation, settings.max_tokens, formats)
     except ValueError as exc:  # a step that cannot fit the context at any cut
         raise EpisodeSkipped("does_not_fit_context", str(exc)) from exc
     split = assign_split(str(episode["episode_id"]), settings.split_ratios, settings.split_salt)
     thoughts = thought_source(events)
     rows = []
     for number, window in enumerate(windows):
-        rendered = {name: RENDERERS[name](window) for name in FORMATS}
-        problems = rendering_problems(rendered)
+        rendered = {name: RENDERERS[name](window) for name in formats}
+        problems = structure_problems(rendered)
         if problems:  # a renderer bug, not bad data: keep the episode out and say why
             raise EpisodeSkipped("invalid_for_consumer", f"window {number}: {problems[:3]}")
         rows.append({
@@ -120,12 +132,17 @@ def episode_examples(
             "window": number,
             "windows": len(windows),
             "split": split,
-            "tokens": window.tokens if window.tokens is not None else conversation_tokens(window),
+            "tokens": window.tokens
+            if window.tokens is not None
+            else conversation_tokens(window, formats),
             "context_tokens": settings.max_tokens,
             "turns": len(window.turns),
             "thought_source": thoughts,
             "content_sha": content_key(window),
             # UTF-8 bytes, as Arrow stores them: no decoding to str only to encode it again
-            **{name: orjson.dumps(rendered[name]) for name in FORMATS},
+            **{
+                name: orjson.dumps(rendered[name]) if name in rendered else None
+                for name in SFT_FORMATS
+            },
         })  # fmt: skip
     return rows

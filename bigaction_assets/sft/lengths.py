@@ -91,9 +91,11 @@ def should_recount(position: int, content_sha: str) -> bool:
 
 
 def length_problem(row: Mapping[str, Any], formats: tuple[str, ...]) -> str | None:
-    """What is wrong with a stored example's length, counted again from its renderings: over
-    its context length, or not the `tokens` it claims. None when it is right."""
-    counted = example_tokens({name: orjson.loads(row[name]) for name in formats})
+    """What is wrong with a stored example's length, counted again from its renderings in
+    `formats` (a format left null was not made): over its context length, or not the `tokens`
+    it claims. None when it is right."""
+    made = [name for name in formats if row.get(name) is not None]
+    counted = example_tokens({name: orjson.loads(row[name]) for name in made})
     if counted > row["context_tokens"]:
         return f"{counted} tokens, over its context of {row['context_tokens']}"
     if counted != row["tokens"]:

@@ -18,13 +18,30 @@ Representation = Literal["axtree", "html"]
 _WHITESPACE = re.compile(r"\s+")
 
 
+# Texts counted whole before a cut is tried: counting is cheap, and most observations fit.
+COUNT_WHOLE_CHARACTERS = 262_144
+# A page shown again (the next step, a failed action) is cut once; memory stays bounded.
+_CUTS_REMEMBERED = 4_096
+_cuts: dict[tuple[str, int], str] = {}
+
+
 def fit_to_tokens(text: str, budget_tokens: int) -> str:
     """`text` within `budget_tokens`: cut with the visible truncation marker, or, when even the
     marker does not fit, cut bare (a tiny budget must still be honoured)."""
+    if len(text) <= COUNT_WHOLE_CHARACTERS and count_tokens(text) <= budget_tokens:
+        return text
+    known = _cuts.get((text, budget_tokens))
+    if known is not None:
+        return known
     marker = TRUNCATION_MARKER.format(budget=budget_tokens)
     if count_tokens(marker) < budget_tokens:
-        return truncate_to_tokens(text, budget_tokens)
-    return cut_to_tokens(text, budget_tokens)
+        cut = truncate_to_tokens(text, budget_tokens)
+    else:
+        cut = cut_to_tokens(text, budget_tokens)
+    if len(_cuts) >= _CUTS_REMEMBERED:
+        _cuts.clear()
+    _cuts[text, budget_tokens] = cut
+    return cut
 
 
 def compact_html(html: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from bigaction_assets.sft.conversation import Conversation, ToolCall, Turn
@@ -28,6 +29,23 @@ def function_block(call: ToolCall) -> str:
         for key, value in call.arguments.items()
     )
     return f"<function={call.name}>\n{parameters}</function>"
+
+
+# Text that opens or closes a block or a parameter: inside a value it would end it early.
+MARKUP = ("<function=", "</function>", "<parameter=", "</parameter>")
+
+
+def markup_problems(calls: Iterable[ToolCall]) -> list[str]:
+    """Calls whose name, parameter names or values hold block markup, so that the blocks
+    written for them would not parse back as written (checked on the calls, once per episode,
+    instead of parsing every rendered message again)."""
+    problems = []
+    for call in calls:
+        texts = [call.name, *call.arguments, *map(parameter_text, call.arguments.values())]
+        found = sorted({mark for text in texts for mark in MARKUP if mark in text})
+        if found:
+            problems.append(f"call {call.name}: its text holds {', '.join(found)}")
+    return problems
 
 
 def parse_function_blocks(text: str) -> list[tuple[str, dict[str, str]]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from bigaction_assets.sft.conversation import Conversation, ToolCall, Turn
@@ -40,8 +39,7 @@ def _human_entry(group: list[Turn]) -> dict[str, str]:
 def function_call_json(call: ToolCall) -> str:
     """`json.dumps({"name": ..., "arguments": ...})`, built on the call's arguments text, which
     is made once for every window and format."""
-    name = json.dumps(call.name, ensure_ascii=False)
-    return f'{{"name": {name}, "arguments": {call.arguments_json}}}'
+    return call.call_json
 
 
 def _gpt_entry(group: list[Turn], thought_words: tuple[str, str] | None) -> dict[str, str]:

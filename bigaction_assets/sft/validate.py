@@ -84,14 +84,20 @@ def sharegpt_problems(
     return problems
 
 
-def openhands_problems(example: dict[str, Any]) -> list[str]:
-    """Human and gpt alternate and every function block in a gpt message parses back."""
+def openhands_problems(example: dict[str, Any], parse: bool = True) -> list[str]:
+    """Human and gpt alternate and every function block in a gpt message parses back (with
+    `parse` false, at most one block opens in it: the stage checks the calls it renders from
+    with `markup_problems` instead of parsing its own text again)."""
     problems: list[str] = []
     for position, entry in enumerate(example.get("conversations", [])):
         expected = "human" if position % 2 == 0 else "gpt"
         if entry.get("from") != expected:
             problems.append(f"message {position}: {entry.get('from')!r}, expected {expected!r}")
         if entry.get("from") != "gpt":
+            continue
+        if not parse:
+            if entry.get("value", "").count("<function=") > 1:
+                problems.append(f"message {position}: more than one function call")
             continue
         try:
             calls = parse_function_blocks(entry.get("value", ""))
@@ -119,6 +125,23 @@ def rendering_problems(renderings: dict[str, dict[str, Any]]) -> list[str]:
     ]
 
 
+def structure_problems(renderings: dict[str, dict[str, Any]]) -> list[str]:
+    """`rendering_problems` without parsing the openhands blocks back, for the stage, which
+    renders the blocks from calls it has checked (`openhands_format.markup_problems`)."""
+    return [
+        f"{name}: {problem}"
+        for name, example in renderings.items()
+        for problem in (
+            openhands_problems(example, parse=False)
+            if name == "openhands"
+            else PROBLEM_FINDERS[name](example)
+        )
+    ]
+
+
 def example_problems(renderings: dict[str, str | bytes]) -> list[str]:
-    """Problems of one example's stored renderings (format name -> JSON text)."""
-    return rendering_problems({name: orjson.loads(text) for name, text in renderings.items()})
+    """Problems of one example's stored renderings (format name -> JSON text; None for a
+    format that was not made)."""
+    return rendering_problems(
+        {name: orjson.loads(text) for name, text in renderings.items() if text is not None}
+    )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bigaction_assets.joined_tokens import facts
+from bigaction_assets.schemas.sft import SFT_FORMATS
 from bigaction_assets.sft.conversation import Conversation, Turn
-from bigaction_assets.sft.counting import LengthCounter
+from bigaction_assets.sft.counting import LengthCounter, Tally, add, copies
 from bigaction_assets.sft.observations import fit_to_tokens
 
 OBSERVATION_ROLES = ("user", "tool")
@@ -93,61 +95,75 @@ def _cut_to_fit(
     return replace(conv, tokens=tokens)
 
 
-def split_into_windows(conv: Conversation, max_tokens: int) -> list[Conversation]:
-    """Windows of whole steps, each within `max_tokens` by `conversation_tokens`.
+def split_into_windows(
+    conv: Conversation, max_tokens: int, formats: Sequence[str] = SFT_FORMATS
+) -> list[Conversation]:
+    """Windows of whole steps, each within `max_tokens` by `conversation_tokens` in `formats`.
 
     Every window starts with the first user turn (the task) so it stands alone. A step is the
     observation turns before an assistant turn plus that turn; a window ends with the results
     answering its last call, and the next window shows those results as a user turn (their
-    call is not in it). Each window holds the longest run of steps that fits, found by
-    bisection on exact counts (composed from the turns' counts, so trying a run costs no
-    rendering). A step too long even alone has its longest observations cut until it fits. A
-    short episode comes back as one window equal to the input.
+    call is not in it). Each window holds the longest run of steps that fits: steps are added
+    one at a time to a running count per format (`counting.Tally`), and each longer run is
+    tried by adding only what ends it, so an episode is counted in one pass. A step too long
+    even alone has its longest observations cut until it fits. A short episode comes back as
+    one window equal to the input.
 
     Raises:
         ValueError: the system prompt, tools and task alone exceed `max_tokens`, or a step's
             action is too long to fit even with its observations emptied.
     """
     parts = _parts(conv.turns)
-    head, steps, _ = parts
+    head, steps, tail = parts
     protected = 1 if head else 0
-    count = LengthCounter(conv)
-    base = count([head] if head else [])
+    count = LengthCounter(conv, formats)
+    opening = count.start([head] if head else [])
+    base = count.total(opening)
     if base > max_tokens:
         raise ValueError(
             f"episode {conv.episode_id}: the system prompt, tools and task take {base} tokens, "
             f"more than max_tokens={max_tokens}; raise max_tokens or shorten the first user turn"
         )
-    whole = count(conv.turns)
-    if whole <= max_tokens:
-        return [replace(conv, turns=list(conv.turns), window=0, windows=1, tokens=whole)]
     if not steps:
+        whole = count(conv.turns)
+        if whole <= max_tokens:
+            return [replace(conv, turns=list(conv.turns), window=0, windows=1, tokens=whole)]
         return [_cut_to_fit(replace(conv, turns=list(conv.turns)), max_tokens, protected, count)]
 
-    def counted(first: int, last: int) -> Conversation:
-        window = _window(conv, parts, first, last)
-        return replace(window, tokens=count(window.turns))
+    def ending(last: int) -> list[Turn]:
+        """What closes a window whose last step is `last`."""
+        return (
+            tail if last == len(steps) - 1 else _answers(steps[last + 1].before, steps[last].action)
+        )
+
+    def tried(running: list[Tally], last: int) -> int:
+        """Tokens of the window of the steps added to `running`, `last` the last of them."""
+        closed = copies(running)
+        for turn in ending(last):
+            add(closed, turn)
+        return count.total(closed)
 
     windows: list[Conversation] = []
     first, final = 0, len(steps) - 1
     while first <= final:
-        rest = counted(first, final)
-        if rest.tokens <= max_tokens:
-            windows.append(rest)
-            break
-        fitting = counted(first, first)
-        if fitting.tokens > max_tokens:
-            windows.append(_cut_to_fit(fitting, max_tokens, protected, count))
+        running = copies(opening)
+        before = _detached(steps[first].before) if first > 0 else steps[first].before
+        for turn in [*before, steps[first].action]:
+            add(running, turn)
+        tokens = tried(running, first)
+        if tokens > max_tokens:
+            window = _window(conv, parts, first, first)
+            windows.append(_cut_to_fit(window, max_tokens, protected, count))
             first += 1
             continue
-        low, too_long = first, final  # the longest run that fits, by bisection
-        while too_long - low > 1:
-            middle = (low + too_long) // 2
-            candidate = counted(first, middle)
-            if candidate.tokens <= max_tokens:
-                low, fitting = middle, candidate
-            else:
-                too_long = middle
-        windows.append(fitting)
-        first = low + 1
+        last = first
+        while last < final:
+            for turn in [*steps[last + 1].before, steps[last + 1].action]:
+                add(running, turn)
+            longer = tried(running, last + 1)
+            if longer > max_tokens:
+                break
+            last, tokens = last + 1, longer
+        windows.append(replace(_window(conv, parts, first, last), tokens=tokens))
+        first = last + 1
     return [replace(window, window=k, windows=len(windows)) for k, window in enumerate(windows)]

@@ -11,7 +11,7 @@ from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import open_partition
 from bigaction_assets.schemas import arrow_schema
-from bigaction_assets.schemas.sft import SftExampleSchema
+from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
 from bigaction_assets.sft.dedup import SeenContent
 from bigaction_assets.sft.examples import NOT_FOR_TRAINING, ExampleSettings
 from bigaction_assets.sft.files import write_sft_files
@@ -39,6 +39,9 @@ class SftExamplesConfig(dg.Config):
     """Share of episodes per split, by name; must add up to 1."""
     split_salt: str = ""
     """Change to draw a different (equally stable) split."""
+    formats: list[str] = list(SFT_FORMATS)  # noqa: RUF012 - pydantic copies defaults
+    """SFT formats to render (openai, sharegpt, openhands): a user who wants one pays for one;
+    the others' columns stay null and get no files."""
     workers: int = 0
     """Processes rendering episodes; 0 is one per core for partitions of 4,000 episodes or
     more, and this process alone below that. The output is the same bytes either way."""
@@ -62,6 +65,7 @@ def sft_examples(
         representation=config.representation,
         split_ratios=config.split_ratios,
         split_salt=config.split_salt,
+        formats=tuple(config.formats),
     )
     key = context.partition_key
     splits: Counter[str] = Counter()
