@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 import os
 from pathlib import Path
@@ -291,3 +292,13 @@ def test_fingerprint_follows_the_files(tmp_path):
     os.utime(first, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
     assert first.stat().st_size == stat.st_size
     assert ingest.fingerprint([first]) != resized
+
+
+def test_collection_paused_restores_the_collector():
+    assert gc.isenabled()
+    with ingest.collection_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), ingest.collection_paused():
+        raise RuntimeError("a failing step")
+    assert gc.isenabled()

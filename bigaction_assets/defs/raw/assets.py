@@ -30,8 +30,11 @@ def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
     errors: Counter[str] = Counter()
     preview: list[dict] = []
     schema = arrow_schema(RawRecordSchema)
-    with open_partition(lake.root, "raw", "raw_records", context.partition_key, schema) as writer:
-        sink = ValidatedSink(RawRecordSchema, writer)
+    with (
+        open_partition(lake.root, "raw", "raw_records", context.partition_key, schema) as writer,
+        ingest.collection_paused(),
+    ):
+        sink = ValidatedSink(RawRecordSchema, writer, max_chars=ingest.SINK_CHARS)
         for row in ingest.raw_records(adapter, dataset, files, lake.landing):
             sink.add(row)
             if row["error"]:

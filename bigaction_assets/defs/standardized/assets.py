@@ -86,12 +86,15 @@ def standardized_tables(
     previews: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
     reasons: Counter[str] = Counter()
     with ExitStack() as stack:
+        stack.enter_context(ingest.collection_paused())
         sinks = {
             name: ValidatedSink(
                 model,
                 stack.enter_context(
                     open_partition(lake.root, GROUP, name, key, arrow_schema(model))
                 ),
+                max_rows=ingest.SINK_ROWS,
+                max_chars=ingest.SINK_CHARS,
             )
             for name, (model, _, _) in TABLES.items()
         }
