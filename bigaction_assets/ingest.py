@@ -18,13 +18,14 @@ from bigaction_assets.lake import iter_partition_batches
 from bigaction_assets.schemas.standardized import SCHEMA_VERSION
 from bigaction_assets.sources import partition_key
 from bigaction_assets.sources.base import ParsedRecord, Rejection, SourceAdapter, StandardRecord
+from bigaction_assets.sources.jsonstream import UNPARSED
 
 REJECT_TEXT_CHARS = 4_000
 # raw records (a whole Mind2Web task each) run to megabytes: hand them on a few at a time
 RAW_BATCH_ROWS = 8
 # What the spine's sinks hold before validating and writing a batch: a contract check costs the
 # same for 6 raw records as for 24, and the spine streams gigabytes (a few hundred MB of RSS).
-SINK_CHARS = 64 * 1024 * 1024
+SINK_CHARS = 32 * 1024 * 1024
 SINK_ROWS = 20_000
 EVENT_COLUMNS = (
     "content", "name", "function", "kwargs", "language", "description", "url", "axtree",
@@ -74,13 +75,22 @@ def raw_records(
     adapter: SourceAdapter, dataset: str, files: list[Path], landing: Path
 ) -> Iterator[dict[str, Any]]:
     """Every record of the dataset's files as a `raw_records` row; unreadable ones carry why."""
+    for row, _ in parsed_raw_records(adapter, dataset, files, landing):
+        yield row
+
+
+def parsed_raw_records(
+    adapter: SourceAdapter, dataset: str, files: list[Path], landing: Path
+) -> Iterator[tuple[dict[str, Any], Any]]:
+    """`raw_records` rows, each with the record's value when reading it parsed it (else
+    `UNPARSED`): what a pass that also standardizes needs."""
     key = partition_key(adapter.name, dataset)
     for path in files:
         relative = (
             path.relative_to(landing).as_posix() if path.is_relative_to(landing) else str(path)
         )
         for raw in adapter.read(path):
-            yield {
+            row = {
                 "dataset": key,
                 "source_format": adapter.name,
                 "file": relative,
@@ -92,6 +102,7 @@ def raw_records(
                 "error": raw.error,
                 "error_detail": raw.error_detail,
             }
+            yield row, raw.value
 
 
 def raw_partition_rows(lake: Path, key: str, *, unreadable: bool) -> Iterator[dict[str, Any]]:
@@ -157,13 +168,15 @@ def standardize(
                     _reject(adapter, dataset, raw, "read", raw["error"], raw["error_detail"])
                 )
                 continue
-            try:
-                value = orjson.loads(raw["text"])
-            except orjson.JSONDecodeError as exc:  # read leniently, but not valid JSON
-                read_rejects.append(
-                    _reject(adapter, dataset, raw, "standardize", "malformed_json", str(exc))
-                )
-                continue
+            value = raw.get("value", UNPARSED)  # parsed already when read in the same pass
+            if value is UNPARSED:
+                try:
+                    value = orjson.loads(raw["text"])
+                except orjson.JSONDecodeError as exc:  # read leniently, but not valid JSON
+                    read_rejects.append(
+                        _reject(adapter, dataset, raw, "standardize", "malformed_json", str(exc))
+                    )
+                    continue
             yield ParsedRecord(raw["file"], raw["line"], raw["record_index"], raw["text"], value)
 
     seen_episodes: set[str] = set()

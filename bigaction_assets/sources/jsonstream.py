@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -26,6 +26,14 @@ _WHITESPACE = b" \t\r\n"
 _SEPARATORS = re.compile(rb"[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0,]*")
 _STRUCTURAL = re.compile(r'["\[\]{},]')
 _STRING_BODY = re.compile(r'[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
+
+
+class _Unparsed:
+    def __repr__(self) -> str:
+        return "UNPARSED"
+
+
+UNPARSED: Any = _Unparsed()
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +50,8 @@ class RawText:
             `malformed_json` (text that is not a JSON value where a record should be).
         error_detail: what was wrong, for a person.
         record_id: the record's own id, as the caller's `record_id` function reads it.
+        value: the record parsed by orjson, when reading it took that anyway (else
+            `UNPARSED`), so a caller standardizing in the same pass need not parse it again.
     """
 
     line: int
@@ -51,6 +61,7 @@ class RawText:
     error: str | None = None
     error_detail: str | None = None
     record_id: str | None = None
+    value: Any = field(default=UNPARSED, compare=False, repr=False)
 
     @property
     def text(self) -> str:
@@ -119,14 +130,16 @@ def _iter_lines(handle: BinaryIO, record_id: IdReader) -> Iterator[RawText]:
         if body:
             data, error, detail = _check_utf8(body)
             identity = None
+            value = UNPARSED
             if error is None and not raw.endswith(b"\n") and not _looks_closed(body):
                 error, detail = "truncated", "the file ends inside this record"
             elif error is None:
                 try:
-                    identity = record_id(orjson.loads(body))
+                    value = orjson.loads(body)
+                    identity = record_id(value)
                 except orjson.JSONDecodeError as exc:
                     error, detail = "malformed_json", str(exc)
-            yield RawText(line_no, index, start, data, error, detail, identity)
+            yield RawText(line_no, index, start, data, error, detail, identity, value)
             index += 1
         offset += len(raw)
 
@@ -253,7 +266,8 @@ def _parsed_element(
     """An element orjson parsed: valid UTF-8 and JSON, its value read from the right bytes."""
     line, offset = window.locate(start)
     window.passed(start, end)
-    return RawText(line, index, offset, window.data[start:end], record_id=record_id(value))
+    data = window.data[start:end]
+    return RawText(line, index, offset, data, record_id=record_id(value), value=value)
 
 
 def _element(
