@@ -118,7 +118,7 @@ def test_the_reader_takes_the_fast_path_for_one_record_per_line(tmp_path: Path):
     path.write_bytes(
         b"[\n" + b",\n".join(orjson.dumps({"id": str(i)}) for i in range(50)) + b"\n]\n"
     )
-    with mock.patch.object(jsonstream, "_DECODER") as decoder:
+    with mock.patch.object(jsonstream, "DECODER") as decoder:
         records = list(jsonstream.iter_json_records(path, lambda value: value["id"]))
     decoder.raw_decode.assert_not_called()
     assert [r.record_id for r in records] == [str(i) for i in range(50)]

@@ -19,13 +19,12 @@ from typing import Any, BinaryIO
 import orjson
 
 from bigaction_assets.sources.jsoncut import MORE, cut_value
+from bigaction_assets.sources.jsonscan import DECODER, element_end
 
 CHUNK_BYTES = 16 * 1024 * 1024
 _WHITESPACE = b" \t\r\n"
 # What `[\s,]*` skips in a Latin-1 reading of the bytes, as the slow path always read them.
 _SEPARATORS = re.compile(rb"[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0,]*")
-_STRUCTURAL = re.compile(r'["\[\]{},]')
-_STRING_BODY = re.compile(r'[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
 
 
 class _Unparsed:
@@ -201,13 +200,6 @@ class _ByteWindow:
             self.counted_to = self.dropped + end
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
-
-
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-
-
 def _iter_array(handle: BinaryIO, record_id: IdReader) -> Iterator[RawText]:
     window = _ByteWindow(handle)
     while b"[" not in window.data:  # a BOM or whitespace may fill the first chunks
@@ -239,11 +231,11 @@ def _iter_array(handle: BinaryIO, record_id: IdReader) -> Iterator[RawText]:
             continue
         # The slow, exact path: the standard library's scanner says what is wrong, and how far.
         try:
-            value, end = _DECODER.raw_decode(window.text, pos)
+            value, end = DECODER.raw_decode(window.text, pos)
             complete = end < len(window.data) or window.eof
             error = None
         except (json.JSONDecodeError, ValueError, RecursionError) as exc:
-            end = _element_end(window.text, pos)
+            end = element_end(window.text, pos)
             complete = end is not None
             value, error = None, exc
         if not complete:  # the element runs past the window: read on and parse it again
@@ -302,35 +294,3 @@ def _record(
 ) -> RawText:
     line, offset = window.locate(start)
     return RawText(line, index, offset, data.rstrip(), error, detail)
-
-
-def _element_end(text: str, start: int) -> int | None:
-    """End of a broken element: its brackets closed, or a `,`/`]` at its own level.
-
-    None when the text runs out first (the element continues past the window, or the file
-    was cut off). Strings are skipped whole, so brackets inside them do not count.
-    """
-    depth = 0
-    pos = start
-    while True:
-        match = _STRUCTURAL.search(text, pos)
-        if match is None:
-            return None
-        char, at = match.group(), match.start()
-        if char == '"':
-            closing = _STRING_BODY.match(text, at + 1)
-            if closing is None:
-                return None
-            pos = closing.end()
-            continue
-        if char in "[{":
-            depth += 1
-        elif char in "]}":
-            if depth == 0:  # the closer ends the array, or is itself the stray element
-                return at if at > start else at + 1
-            depth -= 1
-            if depth == 0:
-                return at + 1
-        elif depth == 0:  # a comma at the element's own level
-            return at
-        pos = at + 1
