@@ -12,6 +12,7 @@ id, which changes episode ids). Otherwise the standardize step works from the ra
 from __future__ import annotations
 
 import os
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,9 +33,10 @@ PREVIEW_ROWS = 5
 Tables = dict[str, tuple[type[pandera.DataFrameModel], tuple[str, ...]]]
 
 
-def staged_path(lake: Path, group: str, table: str, key: str) -> Path:
-    """A hidden file beside the partition, never matched by `*.parquet`."""
-    return table_dir(lake, group, table) / f".{key}.staged"
+def staged_path(lake: Path, group: str, table: str, key: str, pass_id: str) -> Path:
+    """A hidden file beside the partition, never matched by `*.parquet`, named after the pass
+    that wrote it (so a concurrent rerun of the partition never hands over another's file)."""
+    return table_dir(lake, group, table) / f".{key}.{pass_id}.staged"
 
 
 def manifest_path(lake: Path, key: str) -> Path:
@@ -42,9 +44,11 @@ def manifest_path(lake: Path, key: str) -> Path:
 
 
 def discard(lake: Path, group: str, tables: list[str], key: str) -> None:
+    """Remove the partition's manifest and whatever any pass staged for it."""
     manifest_path(lake, key).unlink(missing_ok=True)
     for name in tables:
-        staged_path(lake, group, name, key).unlink(missing_ok=True)
+        for path in table_dir(lake, group, name).glob(f".{key}.*.staged"):
+            path.unlink(missing_ok=True)
 
 
 class StagedTables:
@@ -52,9 +56,12 @@ class StagedTables:
 
     def __init__(self, lake: Path, group: str, key: str, tables: Tables, version: str) -> None:
         self.lake, self.key, self.tables, self.version = lake, key, tables, version
+        self.pass_id = uuid.uuid4().hex
         discard(lake, group, list(tables), key)
         self.writers = {
-            name: PartitionWriter(staged_path(lake, group, name, key), arrow_schema(model))
+            name: PartitionWriter(
+                staged_path(lake, group, name, key, self.pass_id), arrow_schema(model)
+            )
             for name, (model, _) in tables.items()
         }
         self.sinks = {
@@ -100,6 +107,7 @@ class StagedTables:
         stat = raw_file.stat()
         manifest = {
             "format": FORMAT,
+            "pass": self.pass_id,
             "version": self.version,
             "raw_file": [stat.st_size, stat.st_mtime_ns],
             "totals": {name: sink.total for name, sink in self.sinks.items()},
@@ -107,7 +115,7 @@ class StagedTables:
             "rejects_by_reason": dict(self.reasons),
         }
         path = manifest_path(self.lake, self.key)
-        tmp = path.with_name(path.name + ".tmp")
+        tmp = path.with_name(f"{path.name}.{self.pass_id}.tmp")
         tmp.write_bytes(orjson.dumps(manifest))
         os.replace(tmp, path)
 
@@ -127,15 +135,18 @@ def take(
         and manifest["format"] == FORMAT
         and manifest["version"] == version
         and manifest["raw_file"] == [stat.st_size, stat.st_mtime_ns]
-        and all(staged_path(lake, group, name, key).exists() for name in tables)
     )
-    if not current:
-        discard(lake, group, tables, key)
-        return None
-    for name in tables:
-        os.replace(staged_path(lake, group, name, key), partition_path(lake, group, name, key))
-    manifest_path(lake, key).unlink()
-    return manifest
+    try:
+        if current:
+            for name in tables:
+                staged = staged_path(lake, group, name, key, manifest["pass"])
+                os.replace(staged, partition_path(lake, group, name, key))
+            manifest_path(lake, key).unlink(missing_ok=True)
+            return manifest
+    except FileNotFoundError:  # a rerun of the raw step discarded them meanwhile
+        pass
+    discard(lake, group, tables, key)
+    return None
 
 
 class _ReadFailed(Exception):

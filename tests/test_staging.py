@@ -54,7 +54,8 @@ def tables(root: Path) -> dict[str, str]:
 
 
 def staged_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob(".*staged*"))
+    """Staged tables and manifests (not the temp files a pass is still writing)."""
+    return sorted(p for p in root.rglob(".*") if p.name.endswith((".staged", ".staged.json")))
 
 
 def test_staged_tables_are_byte_for_byte_what_the_raw_table_gives(materialize, dagster_lake):
@@ -137,3 +138,17 @@ def test_a_failing_raw_write_is_not_swallowed(tmp_path):
         staging.read_and_stage(Mind2WebAdapter(), "train_demo", [source], landing, add_raw, staged)
     assert not staged.usable
     assert staged_files(tmp_path / "lake") == []
+
+
+def test_a_new_pass_discards_what_the_last_one_staged(materialize, dagster_lake):
+    """A rerun of the raw step that has begun leaves nothing stale for the standardize step."""
+    root = dagster_lake.data / "lake"
+    materialize([raw_records])
+    assert staged_files(root)
+    models = {name: (model, columns) for name, (model, _, columns) in TABLES.items()}
+    with staging.StagedTables(root, GROUP, KEY, models, "1") as rerun:
+        assert staged_files(root) == []  # only its own temp files, not yet staged
+        rerun.abandon()
+    assert staging.take(root, GROUP, KEY, list(TABLES), "1") is None
+    metadata = materialize([standardized_tables])
+    assert metadata["episodes"]["dagster/row_count"] > 0
