@@ -1,13 +1,12 @@
-"""Standardized tables made in the raw step's own pass, set aside for the standardize step.
+"""Standardized tables made in the raw step's own pass, set aside for the standardize step."""
 
-The raw step reads and parses every record anyway; standardizing each one there spares the
-standardize step reading the whole raw table back and parsing it again. The staged tables are
-taken only when they are exactly what that step would write from the raw table: the raw
-partition file is still the one the pass wrote (a rerun or an erasure rewrites it), the
-standardize code is the same version, and the pass met nothing whose outcome depends on the
-whole dataset (an unreadable record, whose reject comes before all others; a repeated record
-id, which changes episode ids). Otherwise the standardize step works from the raw table.
-"""
+# The raw step reads and parses every record anyway; standardizing each one there spares the
+# standardize step reading the whole raw table back and parsing it again. The staged tables are
+# taken only when they are exactly what that step would write from the raw table: the raw
+# partition file is still the one the pass wrote (a rerun or an erasure rewrites it), the
+# standardize code is the same version, and the pass met nothing whose outcome depends on the
+# whole dataset (an unreadable record, whose reject comes before all others; a repeated record
+# id, which changes episode ids). Otherwise the standardize step works from the raw table.
 
 from __future__ import annotations
 
@@ -135,6 +134,7 @@ def take(
         and manifest["format"] == FORMAT
         and manifest["version"] == version
         and manifest["raw_file"] == [stat.st_size, stat.st_mtime_ns]
+        and isinstance(manifest.get("pass"), str)
     )
     try:
         if current:

@@ -1,11 +1,10 @@
-"""Cutting one JSON value out of a buffer with orjson, where orjson can vouch for where it ends.
+"""Cutting one JSON value out of a buffer with orjson, where orjson can vouch for where it ends."""
 
-A value that orjson parses whole is also where the standard library's scanner would end it (an
-object, array or string closes only at its last byte; a number is kept only when the byte after
-it cannot continue it), so a successful parse both finds a record's end and reads it. Whatever
-orjson will not vouch for (broken records, JSON orjson reads differently) goes back to the
-caller's slow, exact path.
-"""
+# A value that orjson parses whole is also where the standard library's scanner would end it (an
+# object, array or string closes only at its last byte; a number is kept only when the byte after
+# it cannot continue it), so a successful parse both finds a record's end and reads it. Whatever
+# orjson will not vouch for (broken records, JSON orjson reads differently) goes back to the
+# caller's slow, exact path.
 
 from __future__ import annotations
 
