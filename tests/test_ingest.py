@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 from pathlib import Path
 from typing import Any
@@ -271,3 +272,13 @@ def test_dataset_files(tmp_path):
     assert ingest.dataset_files(landing, ADAPTER, "one") == [one]
     with pytest.raises(FileNotFoundError):
         ingest.dataset_files(landing, ADAPTER, "missing")
+
+
+def test_collection_paused_restores_the_collector():
+    assert gc.isenabled()
+    with ingest.collection_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), ingest.collection_paused():
+        raise RuntimeError("a failing step")
+    assert gc.isenabled()

@@ -402,3 +402,14 @@ def test_rows_and_sample_reads_long_columns_of_the_sample_only(tmp_path):
     rows = list(lake.iter_rows_and_sample(tmp_path, "g", "t", ["id"], ["text"], every_other, "p"))
     assert seen == [(i, i) for i in range(6)]
     assert rows == [({"id": i}, {"text": f"text {i}"} if i % 2 == 0 else None) for i in range(6)]
+
+
+def test_validated_sink_flushes_at_its_own_text_bound(tmp_lake):
+    """A sink told to hold less text flushes as soon as its rows carry that much."""
+    schema = arrow_schema(RejectSchema)
+    with lake.open_partition(tmp_lake, "standardized", "rejects", "adp.a", schema) as writer:
+        sink = ValidatedSink(RejectSchema, writer, max_chars=10_000)
+        sink.add({**reject("adp.a"), "raw_text": "x" * 6_000})
+        assert writer.rows == 0
+        sink.add({**reject("adp.a"), "raw_text": "y" * 6_000})
+        assert writer.rows == 2

@@ -35,12 +35,15 @@ def validated_table(model: type[pa.DataFrameModel], rows: list[dict]) -> pa_arro
     """Row dicts as an Arrow table of the model's schema, validated against the model.
 
     Arrow builds columns of multi-megabyte strings about three times faster than Polars does
-    from dicts, and the validated table is what gets written. Rows whose values Arrow will not
-    take as they are (a wrong type) go the lenient way, through `frame`, so the contract, not
-    Arrow, says what is wrong.
+    from dicts, and the validated table is what gets written. It is built column by column:
+    `Table.from_pylist` took ten times as long over UTF-8 bytes (the raw records' text). Rows
+    whose values Arrow will not take as they are (a wrong type) go the lenient way, through
+    `frame`, so the contract, not Arrow, says what is wrong.
     """
+    schema = arrow_schema(model)
     try:
-        table = pa_arrow.Table.from_pylist(rows, schema=arrow_schema(model))
+        columns = [[row.get(name) for row in rows] for name in schema.names]
+        table = pa_arrow.Table.from_arrays(columns, schema=schema)
     except (pa_arrow.ArrowInvalid, pa_arrow.ArrowTypeError, TypeError, OverflowError):
         return frame(model, rows).to_arrow()
     if any(len(row) > len(table.schema) for row in rows):

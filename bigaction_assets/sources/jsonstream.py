@@ -1,10 +1,10 @@
 """Stream records out of JSON-array and JSON-lines files with their exact text and location.
 
 Files can be gigabytes, so nothing here loads a whole file: a JSON array is read in chunks and
-cut into its top-level elements by the standard library's C scanner, which also hands back each
-element's parsed value; each element's own text is kept untouched. Whatever cannot be read
-becomes a record with an error code, so the caller can reject it with its location instead of
-crashing or dropping it.
+cut into its top-level elements by orjson where it can vouch for them (`jsoncut`), else by the
+standard library's C scanner, which also says exactly what is wrong with a broken element; each
+element's own text is kept untouched. Whatever cannot be read becomes a record with an error
+code, so the caller can reject it with its location instead of crashing or dropping it.
 """
 
 from __future__ import annotations
@@ -12,17 +12,27 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
 
+from bigaction_assets.sources.jsoncut import MORE, cut_value
+from bigaction_assets.sources.jsonscan import DECODER, element_end
+
 CHUNK_BYTES = 16 * 1024 * 1024
 _WHITESPACE = b" \t\r\n"
-_SEPARATORS = re.compile(r"[\s,]*")
-_STRUCTURAL = re.compile(r'["\[\]{},]')
-_STRING_BODY = re.compile(r'[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
+# What `[\s,]*` skips in a Latin-1 reading of the bytes, as the slow path always read them.
+_SEPARATORS = re.compile(rb"[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0,]*")
+
+
+class _Unparsed:
+    def __repr__(self) -> str:
+        return "UNPARSED"
+
+
+UNPARSED: Any = _Unparsed()
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +49,8 @@ class RawText:
             `malformed_json` (text that is not a JSON value where a record should be).
         error_detail: what was wrong, for a person.
         record_id: the record's own id, as the caller's `record_id` function reads it.
+        value: the record parsed by orjson, when reading it took that anyway (else
+            `UNPARSED`), so a caller standardizing in the same pass need not parse it again.
     """
 
     line: int
@@ -48,6 +60,7 @@ class RawText:
     error: str | None = None
     error_detail: str | None = None
     record_id: str | None = None
+    value: Any = field(default=UNPARSED, compare=False, repr=False)
 
     @property
     def text(self) -> str:
@@ -116,14 +129,16 @@ def _iter_lines(handle: BinaryIO, record_id: IdReader) -> Iterator[RawText]:
         if body:
             data, error, detail = _check_utf8(body)
             identity = None
+            value = UNPARSED
             if error is None and not raw.endswith(b"\n") and not _looks_closed(body):
                 error, detail = "truncated", "the file ends inside this record"
             elif error is None:
                 try:
-                    identity = record_id(orjson.loads(body))
+                    value = orjson.loads(body)
+                    identity = record_id(value)
                 except orjson.JSONDecodeError as exc:
                     error, detail = "malformed_json", str(exc)
-            yield RawText(line_no, index, start, data, error, detail, identity)
+            yield RawText(line_no, index, start, data, error, detail, identity, value)
             index += 1
         offset += len(raw)
 
@@ -134,23 +149,31 @@ def _looks_closed(body: bytes) -> bool:
 
 
 class _ByteWindow:
-    """A window onto a binary file as Latin-1 text: one character per byte.
+    """A window onto a binary file, as bytes and, for the slow path, as Latin-1 text.
 
-    JSON's structure is ASCII, so the C scanner finds element boundaries in it exactly while
-    character positions stay byte offsets; each element's bytes are then decoded as UTF-8 on
-    their own, so one bad byte spoils one record, not the file.
+    Latin-1 is one character per byte, so JSON's (ASCII) structure is found exactly in the text
+    while character positions stay byte offsets; each element's bytes are then decoded as UTF-8
+    on their own, so one bad byte spoils one record, not the file.
     """
 
     def __init__(self, handle: BinaryIO) -> None:
         self.handle = handle
-        self.text = ""
+        self.data = b""
+        self._text: str | None = ""
         self.eof = False
-        self.dropped = 0  # bytes of the file before self.text[0]
+        self.dropped = 0  # bytes of the file before self.data[0]
         self.counted_to = 0  # file offset up to which lines are counted
         self.line = 1
 
+    @property
+    def text(self) -> str:
+        """The window as Latin-1 text, made only when the slow path needs it."""
+        if self._text is None:
+            self._text = self.data.decode("latin-1")
+        return self._text
+
     def more(self, keep_from: int, at_least: int = 0) -> bool:
-        """Drop text before window position `keep_from` and append the next chunk."""
+        """Drop bytes before window position `keep_from` and append the next chunk."""
         if self.eof:
             return False
         raw = self.handle.read(max(CHUNK_BYTES, at_least))
@@ -158,60 +181,85 @@ class _ByteWindow:
             self.eof = True
             return False
         self.locate(keep_from)  # count the lines about to be dropped
-        self.text = self.text[keep_from:] + raw.decode("latin-1")
+        self.data = self.data[keep_from:] + raw
+        self._text = None
         self.dropped += keep_from
         return True
 
     def locate(self, position: int) -> tuple[int, int]:
         """(line, byte offset) of a window position at or after the last one located."""
-        self.line += self.text.count("\n", self.counted_to - self.dropped, position)
+        self.line += self.data.count(b"\n", self.counted_to - self.dropped, position)
         self.counted_to = self.dropped + position
         return self.line, self.counted_to
 
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
-
-
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+    def passed(self, start: int, end: int) -> None:
+        """The caller located `start` and read up to `end`: when no line ends in between (one
+        record per line), later counting can start from `end` (a search for one newline is
+        far cheaper than counting them over megabytes)."""
+        if self.data.find(b"\n", start, end) < 0:
+            self.counted_to = self.dropped + end
 
 
 def _iter_array(handle: BinaryIO, record_id: IdReader) -> Iterator[RawText]:
     window = _ByteWindow(handle)
-    while "[" not in window.text:  # a BOM or whitespace may fill the first chunks
-        if not window.more(len(window.text)):
+    while b"[" not in window.data:  # a BOM or whitespace may fill the first chunks
+        if not window.more(len(window.data)):
             return
-    pos = window.text.index("[") + 1
+    pos = window.data.index(b"[") + 1
     index = 0
+    hint = 0  # length of the last element, to guess the next one's
     while True:
-        pos = _SEPARATORS.match(window.text, pos).end()
-        if pos >= len(window.text):
+        pos = _SEPARATORS.match(window.data, pos).end()
+        if pos >= len(window.data):
             if window.more(pos):
                 pos = 0
                 continue
             return  # no closing bracket, but every record before the cut was whole
-        if window.text[pos] == "]":
+        if window.data[pos] == ord("]"):
             return
+        cut = cut_value(window.data, pos, window.eof, hint)
+        if cut == MORE:
+            if window.more(pos, at_least=2 * (len(window.data) - pos)):
+                pos = 0
+            continue  # at the end of the file, `cut_value` is asked again knowing it
+        if cut is not None:
+            end, value = cut
+            yield _parsed_element(window, pos, end, index, value, record_id)
+            hint = end - pos
+            index += 1
+            pos = end
+            continue
+        # The slow, exact path: the standard library's scanner says what is wrong, and how far.
         try:
-            value, end = _DECODER.raw_decode(window.text, pos)
-            complete = end < len(window.text) or window.eof
+            value, end = DECODER.raw_decode(window.text, pos)
+            complete = end < len(window.data) or window.eof
             error = None
         except (json.JSONDecodeError, ValueError, RecursionError) as exc:
-            end = _element_end(window.text, pos)
+            end = element_end(window.text, pos)
             complete = end is not None
             value, error = None, exc
         if not complete:  # the element runs past the window: read on and parse it again
-            if window.more(pos, at_least=2 * (len(window.text) - pos)):
+            if window.more(pos, at_least=2 * (len(window.data) - pos)):
                 pos = 0
                 continue
             if end is None:
-                data, _, _ = _check_utf8(window.text[pos:].encode("latin-1"))
-                cut = "the file ends inside this record"
-                yield _record(window, pos, data, index, "truncated", cut)
+                data, _, _ = _check_utf8(window.data[pos:])
+                cut_off = "the file ends inside this record"
+                yield _record(window, pos, data, index, "truncated", cut_off)
                 return
         yield _element(window, pos, end, index, value, error, record_id)
         index += 1
         pos = end
+
+
+def _parsed_element(
+    window: _ByteWindow, start: int, end: int, index: int, value: Any, record_id: IdReader
+) -> RawText:
+    """An element orjson parsed: valid UTF-8 and JSON, its value read from the right bytes."""
+    line, offset = window.locate(start)
+    window.passed(start, end)
+    data = window.data[start:end]
+    return RawText(line, index, offset, data, record_id=record_id(value), value=value)
 
 
 def _element(
@@ -223,7 +271,7 @@ def _element(
     error: Exception | None,
     record_id: IdReader,
 ) -> RawText:
-    data, utf8_error, utf8_detail = _check_utf8(window.text[start:end].encode("latin-1"))
+    data, utf8_error, utf8_detail = _check_utf8(window.data[start:end])
     if utf8_error is not None:
         return _record(window, start, data, index, utf8_error, utf8_detail)
     if isinstance(error, json.JSONDecodeError):
@@ -246,35 +294,3 @@ def _record(
 ) -> RawText:
     line, offset = window.locate(start)
     return RawText(line, index, offset, data.rstrip(), error, detail)
-
-
-def _element_end(text: str, start: int) -> int | None:
-    """End of a broken element: its brackets closed, or a `,`/`]` at its own level.
-
-    None when the text runs out first (the element continues past the window, or the file
-    was cut off). Strings are skipped whole, so brackets inside them do not count.
-    """
-    depth = 0
-    pos = start
-    while True:
-        match = _STRUCTURAL.search(text, pos)
-        if match is None:
-            return None
-        char, at = match.group(), match.start()
-        if char == '"':
-            closing = _STRING_BODY.match(text, at + 1)
-            if closing is None:
-                return None
-            pos = closing.end()
-            continue
-        if char in "[{":
-            depth += 1
-        elif char in "]}":
-            if depth == 0:  # the closer ends the array, or is itself the stray element
-                return at if at > start else at + 1
-            depth -= 1
-            if depth == 0:
-                return at + 1
-        elif depth == 0:  # a comma at the element's own level
-            return at
-        pos = at + 1

@@ -1,13 +1,16 @@
 """The raw layer: every landing record, untouched, in a typed envelope."""
 
 from collections import Counter
+from contextlib import nullcontext
+from typing import Any
 
 import dagster as dg
 
-from bigaction_assets import ingest
+from bigaction_assets import ingest, staging
 from bigaction_assets.defs.metadata import markdown_preview
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
+from bigaction_assets.defs.standardized.assets import GROUP, STANDARDIZE_VERSION, TABLES
 from bigaction_assets.lake import open_partition
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.schemas import arrow_schema
@@ -31,15 +34,37 @@ def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
     errors: Counter[str] = Counter()
     preview: list[dict] = []
     schema = arrow_schema(RawRecordSchema)
-    with open_partition(lake.root, "raw", "raw_records", context.partition_key, schema) as writer:
-        sink = ValidatedSink(RawRecordSchema, writer)
-        for row in ingest.raw_records(adapter, dataset, files, lake.landing):
+    # Standardize in this same pass (see `staging`), except records of people, which must not
+    # sit anywhere an erasure does not look.
+    staged = (
+        None
+        if getattr(adapter, "holds_personal_data", False)
+        else staging.StagedTables(
+            lake.root,
+            GROUP,
+            context.partition_key,
+            {name: (model, columns) for name, (model, _, columns) in TABLES.items()},
+            STANDARDIZE_VERSION,
+        )
+    )
+    with (
+        staged or nullcontext(),
+        open_partition(lake.root, "raw", "raw_records", context.partition_key, schema) as writer,
+        ingest.collection_paused(),
+    ):
+        sink = ValidatedSink(RawRecordSchema, writer, max_chars=ingest.SINK_CHARS)
+
+        def add(row: dict[str, Any]) -> None:
             sink.add(row)
             if row["error"]:
                 errors[row["error"]] += 1
             if len(preview) < 5:
                 preview.append({k: row[k] for k in ("file", "line", "record_id", "error")})
+
+        staging.read_and_stage(adapter, dataset, files, lake.landing, add, staged)
         sink.flush()
+    if staged is not None:
+        staged.finish(writer.final_path)
     lake.refresh_catalog(context.log)
     return dg.MaterializeResult(
         metadata={

@@ -9,7 +9,7 @@ from typing import Any
 import dagster as dg
 import pandera.polars as pandera
 
-from bigaction_assets import ingest
+from bigaction_assets import ingest, staging
 from bigaction_assets.defs.metadata import column_schema, markdown_preview
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
@@ -24,6 +24,7 @@ from bigaction_assets.schemas.standardized import (
 )
 from bigaction_assets.sink import ValidatedSink
 from bigaction_assets.sources import split_partition_key
+from bigaction_assets.sources.base import SourceAdapter
 
 STANDARDIZE_VERSION = "1"
 GROUP = "standardized"
@@ -83,15 +84,43 @@ def standardized_tables(
     """Maps one dataset's raw records to the standardized tables through its source adapter."""
     adapter, dataset = split_partition_key(context.partition_key)
     key = context.partition_key
+    # The raw step standardized the records in its own pass when it could (see `staging`).
+    staged = staging.take(lake.root, GROUP, key, list(TABLES), STANDARDIZE_VERSION)
+    if staged is None:
+        totals, previews, reasons = _standardize_raw_table(lake, adapter, dataset, key)
+    else:
+        totals, previews = staged["totals"], staged["previews"]
+        reasons = Counter(staged["rejects_by_reason"])
+    lake.refresh_catalog(context.log)
+    hidden = PERSONAL_COLUMNS if getattr(adapter, "holds_personal_data", False) else frozenset()
+    for name, (_, _, preview_columns) in TABLES.items():
+        shown = [c for c in preview_columns if c not in hidden]
+        preview = [{c: row.get(c) for c in shown} for row in previews[name]]
+        metadata: dict[str, Any] = {
+            "dagster/row_count": totals[name],
+            "preview": dg.MetadataValue.md(markdown_preview(preview)),
+        }
+        if name in ("episodes", "rejects"):
+            metadata["rejects_by_reason"] = dict(reasons)
+        yield dg.MaterializeResult(asset_key=name, metadata=metadata)
+
+
+def _standardize_raw_table(
+    lake: LakeResource, adapter: SourceAdapter, dataset: str, key: str
+) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]], Counter[str]]:
+    """Standardize the raw partition into the tables; their row counts, previews and rejects."""
     previews: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
     reasons: Counter[str] = Counter()
     with ExitStack() as stack:
+        stack.enter_context(ingest.collection_paused())
         sinks = {
             name: ValidatedSink(
                 model,
                 stack.enter_context(
                     open_partition(lake.root, GROUP, name, key, arrow_schema(model))
                 ),
+                max_rows=ingest.SINK_ROWS,
+                max_chars=ingest.SINK_CHARS,
             )
             for name, (model, _, _) in TABLES.items()
         }
@@ -117,15 +146,4 @@ def standardized_tables(
                 previews[row.table].append(row.values)
         for sink in sinks.values():
             sink.flush()
-    lake.refresh_catalog(context.log)
-    hidden = PERSONAL_COLUMNS if getattr(adapter, "holds_personal_data", False) else frozenset()
-    for name, (_, _, preview_columns) in TABLES.items():
-        shown = [c for c in preview_columns if c not in hidden]
-        preview = [{c: row.get(c) for c in shown} for row in previews[name]]
-        metadata: dict[str, Any] = {
-            "dagster/row_count": sinks[name].total,
-            "preview": dg.MetadataValue.md(markdown_preview(preview)),
-        }
-        if name in ("episodes", "rejects"):
-            metadata["rejects_by_reason"] = dict(reasons)
-        yield dg.MaterializeResult(asset_key=name, metadata=metadata)
+    return {name: sink.total for name, sink in sinks.items()}, previews, reasons

@@ -1,0 +1,198 @@
+"""Standardized tables made in the raw step's own pass, set aside for the standardize step."""
+
+# The raw step reads and parses every record anyway; standardizing each one there spares the
+# standardize step reading the whole raw table back and parsing it again. The staged tables are
+# taken only when they are exactly what that step would write from the raw table: the raw
+# partition file is still the one the pass wrote (a rerun or an erasure rewrites it), the
+# standardize code is the same version, and the pass met nothing whose outcome depends on the
+# whole dataset (an unreadable record, whose reject comes before all others; a repeated record
+# id, which changes episode ids). Otherwise the standardize step works from the raw table.
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pandera.polars as pandera
+
+from bigaction_assets import ingest
+from bigaction_assets.lake import PartitionWriter, partition_path, table_dir
+from bigaction_assets.schemas import arrow_schema
+from bigaction_assets.sink import ValidatedSink
+from bigaction_assets.sources.base import SourceAdapter
+
+FORMAT = 1  # of the manifest below
+PREVIEW_ROWS = 5
+# table -> (contract, columns its preview shows)
+Tables = dict[str, tuple[type[pandera.DataFrameModel], tuple[str, ...]]]
+
+
+def staged_path(lake: Path, group: str, table: str, key: str, pass_id: str) -> Path:
+    """A hidden file beside the partition, never matched by `*.parquet`, named after the pass
+    that wrote it (so a concurrent rerun of the partition never hands over another's file)."""
+    return table_dir(lake, group, table) / f".{key}.{pass_id}.staged"
+
+
+def manifest_path(lake: Path, key: str) -> Path:
+    return table_dir(lake, "raw", "raw_records") / f".{key}.staged.json"
+
+
+def discard(lake: Path, group: str, tables: list[str], key: str) -> None:
+    """Remove the partition's manifest and whatever any pass staged for it."""
+    manifest_path(lake, key).unlink(missing_ok=True)
+    for name in tables:
+        for path in table_dir(lake, group, name).glob(f".{key}.*.staged"):
+            path.unlink(missing_ok=True)
+
+
+class StagedTables:
+    """The standardized rows of one partition, validated and written to staged files."""
+
+    def __init__(self, lake: Path, group: str, key: str, tables: Tables, version: str) -> None:
+        self.lake, self.key, self.tables, self.version = lake, key, tables, version
+        self.pass_id = uuid.uuid4().hex
+        discard(lake, group, list(tables), key)
+        self.writers = {
+            name: PartitionWriter(
+                staged_path(lake, group, name, key, self.pass_id), arrow_schema(model)
+            )
+            for name, (model, _) in tables.items()
+        }
+        self.sinks = {
+            name: ValidatedSink(
+                model, self.writers[name], max_rows=ingest.SINK_ROWS, max_chars=ingest.SINK_CHARS
+            )
+            for name, (model, _) in tables.items()
+        }
+        self.previews: dict[str, list[dict[str, Any]]] = {name: [] for name in tables}
+        self.reasons: Counter[str] = Counter()
+        self.usable = True
+
+    def __enter__(self) -> StagedTables:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is not None:  # the raw step failed: nothing staged may outlive it
+            self.abandon()
+
+    def add(self, row: ingest.Row) -> None:
+        self.sinks[row.table].add(row.values)
+        if row.table == "rejects":
+            self.reasons[row.values["reason"]] += 1
+        preview = self.previews[row.table]
+        if len(preview) < PREVIEW_ROWS:
+            preview.append({c: row.values.get(c) for c in self.tables[row.table][1]})
+
+    def abandon(self) -> None:
+        """The standardize step will work from the raw table instead."""
+        if self.usable:
+            self.usable = False
+            for writer in self.writers.values():
+                writer.abort()
+
+    def finish(self, raw_file: Path) -> None:
+        """Commit the staged files and, last, the manifest that vouches for them."""
+        if not self.usable:
+            return
+        for sink in self.sinks.values():
+            sink.flush()
+        for writer in self.writers.values():
+            writer.commit()
+        stat = raw_file.stat()
+        manifest = {
+            "format": FORMAT,
+            "pass": self.pass_id,
+            "version": self.version,
+            "raw_file": [stat.st_size, stat.st_mtime_ns],
+            "totals": {name: sink.total for name, sink in self.sinks.items()},
+            "previews": self.previews,
+            "rejects_by_reason": dict(self.reasons),
+        }
+        path = manifest_path(self.lake, self.key)
+        tmp = path.with_name(f"{path.name}.{self.pass_id}.tmp")
+        tmp.write_bytes(orjson.dumps(manifest))
+        os.replace(tmp, path)
+
+
+def take(
+    lake: Path, group: str, key: str, tables: list[str], version: str
+) -> dict[str, Any] | None:
+    """Move the staged tables into place and return their manifest, if they are still exactly
+    what standardizing the raw partition would write; else discard them and return None."""
+    try:
+        manifest = orjson.loads(manifest_path(lake, key).read_bytes())
+        stat = partition_path(lake, "raw", "raw_records", key).stat()
+    except FileNotFoundError:
+        manifest = None
+    current = (
+        manifest is not None
+        and manifest["format"] == FORMAT
+        and manifest["version"] == version
+        and manifest["raw_file"] == [stat.st_size, stat.st_mtime_ns]
+        and isinstance(manifest.get("pass"), str)
+    )
+    try:
+        if current:
+            for name in tables:
+                staged = staged_path(lake, group, name, key, manifest["pass"])
+                os.replace(staged, partition_path(lake, group, name, key))
+            manifest_path(lake, key).unlink(missing_ok=True)
+            return manifest
+    except FileNotFoundError:  # a rerun of the raw step discarded them meanwhile
+        pass
+    discard(lake, group, tables, key)
+    return None
+
+
+class _ReadFailed(Exception):
+    """Reading or writing a raw record failed: the raw step's own error, never swallowed."""
+
+
+def read_and_stage(
+    adapter: SourceAdapter,
+    dataset: str,
+    files: list[Path],
+    landing: Path,
+    add_raw: Callable[[dict[str, Any]], None],
+    staged: StagedTables | None,
+) -> None:
+    """Hand every raw row to `add_raw`; while `staged` stays usable, standardize the readable
+    records into it in the same pass, with the values reading them produced."""
+    records = ingest.parsed_raw_records(adapter, dataset, files, landing)
+    seen_ids: set[str] = set()
+
+    def readable() -> Iterator[dict[str, Any]]:
+        while True:
+            try:
+                row, value = next(records)
+                add_raw(row)
+            except StopIteration:
+                return
+            except Exception as exc:
+                raise _ReadFailed from exc
+            record_id = row["record_id"]
+            if row["error"] is not None or record_id in seen_ids:
+                staged.abandon()
+                return
+            if record_id is not None:
+                seen_ids.add(record_id)
+            yield {**row, "value": value}
+
+    if staged is not None:
+        try:
+            for out in ingest.standardize(adapter, dataset, readable()):
+                if not staged.usable:
+                    break
+                staged.add(out)
+        except _ReadFailed as failed:
+            staged.abandon()
+            raise failed.__cause__ from None
+        except Exception:  # the adapter's own failure: the standardize step meets it again
+            staged.abandon()
+    for row, _ in records:  # whatever the standardizing pass left unread
+        add_raw(row)
