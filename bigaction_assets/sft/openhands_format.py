@@ -24,11 +24,18 @@ def parameter_text(value: Any) -> str:
 
 
 def function_block(call: ToolCall) -> str:
-    parameters = "".join(
-        f"<parameter={key}>\n{parameter_text(value)}\n</parameter>\n"
-        for key, value in call.arguments.items()
-    )
-    return f"<function={call.name}>\n{parameters}</function>"
+    """The call as an OpenHands block; made once per call (every window shows it), kept on
+    the call the way `cached_property` keeps a value."""
+    known = call.__dict__.get("_openhands_block")
+    if known is None:
+        parameters = "".join(
+            f"<parameter={key}>\n{parameter_text(value)}\n</parameter>\n"
+            for key, value in call.arguments.items()
+        )
+        known = call.__dict__["_openhands_block"] = (
+            f"<function={call.name}>\n{parameters}</function>"
+        )
+    return known
 
 
 # Text that opens or closes a block or a parameter: inside a value it would end it early.
@@ -80,14 +87,19 @@ def typed_arguments(parameters: dict[str, str], spec: ToolSpec | None) -> dict[s
 
 def tool_documentation(tools: list[ToolSpec]) -> str:
     """Compact docs of the tools, one signature and description per line."""
-    lines = ["You can call these functions:"]
-    for spec in tools:
+    return "\n".join(["You can call these functions:", *map(_tool_line, tools)])
+
+
+# A registry spec documents the same way in every episode: its line is kept with it.
+def _tool_line(spec: ToolSpec) -> str:
+    known = spec.__dict__.get("_openhands_line")
+    if known is None:
         params = ", ".join(
             f"{key}: {_type_name(schema)}{'' if key in spec.required else ' (optional)'}"
             for key, schema in spec.properties.items()
         )
-        lines.append(f"- {spec.name}({params}): {spec.description}")
-    return "\n".join(lines)
+        known = spec.__dict__["_openhands_line"] = f"- {spec.name}({params}): {spec.description}"
+    return known
 
 
 def _type_name(schema: dict[str, Any]) -> str:

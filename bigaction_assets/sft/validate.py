@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -12,14 +13,44 @@ from bigaction_assets.sft.sharegpt_format import GPT_SIDE, HUMAN_SIDE
 OPENAI_ROLES = ("system", "user", "assistant", "tool")
 
 
-def _json_object(text: Any) -> dict[str, Any] | None:
+# Texts found valid, by what they were checked for: a call's arguments, its function_call
+# value and the tools appear in every window of an episode and are parsed once.
+_VALID_REMEMBERED = 65_536
+_valid: set[tuple[str, str]] = set()
+
+
+def _holds(kind: str, text: Any, check: Callable[[Any], bool]) -> bool:
+    """Whether `text` is JSON whose value passes `check`, remembering the texts that do."""
     if not isinstance(text, str):
-        return None
+        return False
+    if (kind, text) in _valid:
+        return True
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
+        return False
+    if not check(value):
+        return False
+    if len(_valid) >= _VALID_REMEMBERED:
+        _valid.clear()
+    _valid.add((kind, text))
+    return True
+
+
+def _is_call(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and set(value) == {"name", "arguments"}
+        and isinstance(value["arguments"], dict)
+    )
+
+
+def _is_calls(value: Any) -> bool:
+    return all(_is_call(call) for call in value) if isinstance(value, list) else _is_call(value)
+
+
+def _is_tools(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(t, dict) and "name" in t for t in value)
 
 
 def openai_problems(example: dict[str, Any]) -> list[str]:
@@ -33,7 +64,8 @@ def openai_problems(example: dict[str, Any]) -> list[str]:
         for call in message.get("tool_calls") or []:
             if call.get("type") != "function" or not call.get("id"):
                 problems.append(f"message {position}: tool call without id or type function")
-            if _json_object(call.get("function", {}).get("arguments")) is None:
+            arguments = call.get("function", {}).get("arguments")
+            if not _holds("object", arguments, lambda value: isinstance(value, dict)):
                 problems.append(f"message {position}: arguments are not a JSON object")
             calls_made.add(call.get("id"))
         if role == "tool" and message.get("tool_call_id") not in calls_made:
@@ -62,22 +94,9 @@ def sharegpt_problems(
             value = entry["value"]
             if thought_words is not None and value.startswith(thought_words[0]):
                 value = value.split(thought_words[1], 1)[-1]
-            try:
-                payload = orjson.loads(value)
-            except orjson.JSONDecodeError:
-                payload = None
-            for call in payload if isinstance(payload, list) else [payload]:
-                if not (
-                    isinstance(call, dict)
-                    and set(call) == {"name", "arguments"}
-                    and isinstance(call["arguments"], dict)
-                ):
-                    problems.append(f"message {position}: function_call is not {{name, arguments}}")
-    try:
-        tools = orjson.loads(example.get("tools", ""))
-    except (TypeError, orjson.JSONDecodeError):
-        tools = None
-    if not isinstance(tools, list) or not all(isinstance(t, dict) and "name" in t for t in tools):
+            if not _holds("calls", value, _is_calls):
+                problems.append(f"message {position}: function_call is not {{name, arguments}}")
+    if not _holds("tools", example.get("tools", ""), _is_tools):
         problems.append("tools is not a JSON string holding a list of functions")
     if not isinstance(example.get("system", ""), str):
         problems.append("system is not text")
