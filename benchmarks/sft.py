@@ -1,15 +1,16 @@
-"""SFT benchmark: standardized episodes to SFT examples, at a scale of the bundled samples.
+"""SFT benchmark: standardized episodes to SFT examples and files, at scales of the samples.
 
-    .venv/bin/python benchmarks/sft.py                     # 1,000 and 5,000 episodes
-    .venv/bin/python benchmarks/sft.py --episodes 100000   # the issue's scale (slow, see README)
+    .venv/bin/python benchmarks/sft.py --dataset synatra --episodes 20000 --workers 1 2
+    .venv/bin/python benchmarks/sft.py --dataset swe-smith --episodes 5000 --workers 1 2
+    .venv/bin/python benchmarks/sft.py --episodes 100000 --workers 0   # every sample, files
     .venv/bin/python benchmarks/sft.py --source mind2web --episodes 200   # web pages
 
-`adp` (default): the landing file repeats the bundled ADP samples (all five datasets, 26
-trajectories) under new ids. `mind2web`: Mind2Web-shaped tasks of 5 steps with ~400 KB raw
-pages (the ingest benchmark's generator), shown to the model as cleaned HTML. One child process
-ingests the file (raw and standardized, timed apart), then one per worker setting materializes
-`sft_examples` alone; the peak RSS reported is that of the SFT step. A last child writes
-`sft_files` from those examples, with its own CPU seconds, megabytes written and peak RSS.
+`adp` (default): the landing file repeats the bundled ADP samples (of one dataset with
+`--dataset`, else all five, 26 trajectories) under new ids. `mind2web`: Mind2Web-shaped tasks of
+5 steps with ~400 KB raw pages (the ingest benchmark's generator), shown as cleaned HTML. One
+child process ingests the file, then one per worker setting materializes `sft_examples` alone
+(with its blocking checks), then one `sft_files`. The yardstick, in this process: cl100k_base
+alone (tiktoken, and quicktok) over every text of the landing file.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,27 +81,38 @@ def write_landing(path: Path, episodes: int, dataset: str | None = None) -> int:
     return path.stat().st_size
 
 
-def tokenizer_bound() -> tuple[float, float]:
-    """MB/s and M tokens/s per core of cl100k_base alone (tiktoken, best of five) on every text
-    of the bundled ADP samples: a stage that counts exactly what it shows cannot read faster."""
-    from bigaction_assets.tokens import encoding
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
 
-    encode = encoding().encode_ordinary
-    texts = [
-        value
-        for f in sorted(SAMPLES.glob("*.json"))
-        for trajectory in json.loads(f.read_text())
-        for event in trajectory["content"]
-        for value in event.values()
-        if isinstance(value, str)
-    ]
-    size = sum(len(text.encode()) for text in texts)
-    best, tokens = float("inf"), 0
-    for _ in range(5):
-        started = time.process_time()
-        tokens = sum(len(encode(text)) for text in texts)
-        best = min(best, time.process_time() - started)
-    return size / 1e6 / best, tokens / 1e6 / best
+
+def tokenizer_yardstick(landing_file: Path) -> dict[str, float]:
+    """CPU seconds of cl100k_base alone over every text of the landing file's trajectories
+    (what the stage reads and shows, before any cut): tiktoken's `encode_ordinary`, the
+    reference, and quicktok's `count`, the exact counter the stage uses."""
+    from bigaction_assets.tokens import encoding, fast_encoding
+
+    texts = []
+    with open(landing_file, "rb") as handle:
+        for line in handle:
+            texts += [t for t in _strings(orjson.loads(line)["content"]) if t]
+    encode, count = encoding().encode_ordinary, fast_encoding().count
+    started = time.process_time()
+    tokens = sum(len(encode(text)) for text in texts)
+    tiktoken_cpu = time.process_time() - started
+    started = time.process_time()
+    counted = sum(count(text) for text in texts)
+    quicktok_cpu = time.process_time() - started
+    if counted != tokens:
+        raise AssertionError(f"quicktok counted {counted} tokens, tiktoken {tokens}")
+    return {"tiktoken_cpu": tiktoken_cpu, "quicktok_cpu": quicktok_cpu, "tokens": tokens,
+            "mb": sum(len(text.encode()) for text in texts) / 1e6}  # fmt: skip
 
 
 def cpu_seconds() -> float:
@@ -141,6 +154,7 @@ def child(landing: Path, data: Path, stage: str, workers: int, key: str) -> dict
     return {
         "seconds": seconds,
         "cpu": cpu,
+        "process_cpu": cpu_seconds(),  # the whole child: Python, imports, Dagster, the stage
         "examples": metadata["dagster/row_count"],
         "tokens": metadata["tokens_total"],
         "skipped": sum(metadata["episodes_skipped_by_reason"].values()),
@@ -181,9 +195,10 @@ def files_child(everything: list, instance: Any, resources: dict, quiet: dict, d
 
 FILES_COLUMNS = ("sft_files: episodes", "examples", "wall s", "CPU s", "MB written",
                  "MB/s/core", "examples/s/core", "RSS before step MB", "peak RSS MB")  # fmt: skip
-COLUMNS = ("episodes", "input MB", "examples", "workers", "wall s", "CPU s", "episodes/s/core",
-           "examples/s/core", "MB/s/core", "Mtok/s/core", "episodes/s", "peak RSS MB",
-           "ingest wall s", "ingest CPU s", "ingest episodes/s")  # fmt: skip
+COLUMNS = ("dataset", "episodes", "input MB", "examples", "workers", "wall s", "CPU s",
+           "episodes/s/core", "whole-process CPU s", "episodes/s/core whole process",
+           "tiktoken alone CPU s", "stage / tiktoken", "quicktok alone CPU s", "episodes/s",
+           "peak RSS MB", "ingest CPU s")  # fmt: skip
 
 
 def _run(command: list[str]) -> dict[str, Any]:
@@ -200,6 +215,9 @@ def main() -> None:
         "--workers", type=int, nargs="+", default=[1, 0], help="SFT workers per run (0: auto)"
     )
     parser.add_argument("--source", choices=sorted(KEYS), default="adp")
+    parser.add_argument(
+        "--dataset", help="scale this bundled ADP sample alone (e.g. synatra, swe-smith)"
+    )
     parser.add_argument("--out", type=Path, default=HERE / "out" / "sft")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -209,31 +227,34 @@ def main() -> None:
         return
     key = KEYS[args.source]
     adapter, dataset = key.split(".")
-    mb_per_s, mtok_per_s = tokenizer_bound()
-    print(f"cl100k_base alone on the bundled ADP texts: {mb_per_s:.1f} MB/s, "
-          f"{mtok_per_s:.2f} Mtokens/s per core")  # fmt: skip
     print(" | ".join(COLUMNS))
     for episodes in args.episodes:
-        work = args.out / f"{args.source}-{episodes}"
+        name = args.dataset or args.source
+        work = args.out / f"{name}-{episodes}"
         landing = work / "landing"
         if args.source == "adp":
-            size = write_landing(landing / adapter / f"{dataset}.jsonl", episodes)
+            landing_file = landing / adapter / f"{dataset}.jsonl"
+            size = write_landing(landing_file, episodes, args.dataset)
+            yardstick = tokenizer_yardstick(landing_file)
         else:
             size = write_web_landing(landing / adapter / f"{dataset}.json", episodes)
+            yardstick = None
         subprocess.run(["rm", "-rf", str(work / "data")], check=True)
         command = [sys.executable, __file__, "--child", str(landing), str(work / "data")]
         # ingest in its own process, so the peak RSS reported is the SFT step's alone
         ingest = _run([*command, "ingest", "1", key])
         for workers in args.workers:
             r = _run([*command, "sft", str(workers), key])
-            cpu = r["cpu"]  # per core: CPU seconds of the process and its workers
+            cpu = r["cpu"]  # per core: CPU seconds of the stage's process and its workers
+            tiktoken = yardstick["tiktoken_cpu"] if yardstick else float("nan")
+            quick = yardstick["quicktok_cpu"] if yardstick else float("nan")
             figures = (
-                episodes, f"{size / 1e6:.1f}", r["examples"], r["workers"],
-                f"{r['seconds']:.1f}", f"{cpu:.1f}", f"{episodes / cpu:.0f}",
-                f"{r['examples'] / cpu:.0f}", f"{size / 1e6 / cpu:.2f}",
-                f"{r['tokens'] / 1e6 / cpu:.2f}", f"{episodes / r['seconds']:.0f}",
-                f"{r['peak_rss_mb']:.0f}", f"{ingest['seconds']:.1f}", f"{ingest['cpu']:.1f}",
-                f"{episodes / ingest['cpu']:.0f}",
+                name, episodes, f"{size / 1e6:.1f}", r["examples"], r["workers"],
+                f"{r['seconds']:.1f}", f"{cpu:.2f}", f"{episodes / cpu:.0f}",
+                f"{r['process_cpu']:.2f}", f"{episodes / r['process_cpu']:.0f}",
+                f"{tiktoken:.2f}", f"{cpu / tiktoken:.2f}", f"{quick:.2f}",
+                f"{episodes / r['seconds']:.0f}", f"{r['peak_rss_mb']:.0f}",
+                f"{ingest['cpu']:.1f}",
             )  # fmt: skip
             print(" | ".join(str(f) for f in figures), flush=True)
         # the files are the same bytes for any worker setting: written once, from the last
