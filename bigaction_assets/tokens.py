@@ -48,8 +48,6 @@ _CLEAN_CUT = re.compile(r"(?<=\S)(?=[ \t])|(?<=\n)(?=[^\S\r\n]*\S)")
 # Characters of segments remembered at once; the memo is emptied when full, so memory stays
 # bounded; a few hundred episodes' worth, plenty for the lines an episode repeats.
 MEMO_CHARACTERS = 8_000_000
-# Texts shorter than this are counted, not remembered: unique ones (call ids) would fill the memo.
-SHORT_TEXT = 64
 _memo: dict[str, int] = {}
 _memo_characters = 0
 
@@ -117,8 +115,6 @@ def count_tokens(text: str) -> int:
     """Tokens of `text`, exactly as `count_tokens_uncached`, remembered by text: the same
     message is counted in every format and in every window that is tried, and a lookup of a
     string whose hash is cached costs nothing."""
-    if len(text) < SHORT_TEXT:  # a call id, a name: counting costs what a lookup does
-        return fast_encoding().count(text)
     known = _memo.get(text)
     if known is None:
         known = fast_encoding().count(text)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-SFT_FORMATS = ("openai", "sharegpt", "openhands")
+from bigaction_assets.sft.formats import SFT_FORMATS  # noqa: F401 - re-exported
+
 THOUGHT_SOURCES = ("recorded", "generated", "mixed", "partial", "none")
 
 

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 import orjson
 
 from bigaction_assets.joined_tokens import Facts, facts, joined
-from bigaction_assets.schemas.sft import SFT_FORMATS
 from bigaction_assets.sft.conversation import Conversation, Turn
+from bigaction_assets.sft.formats import SFT_FORMATS
 from bigaction_assets.sft.lengths import CALL_OVERHEAD, MESSAGE_OVERHEAD, REPLY_OVERHEAD
 from bigaction_assets.sft.openhands_format import function_block, result_header, system_text
 from bigaction_assets.sft.sharegpt_format import MISSING_USER_TURN, tools_json

@@ -8,9 +8,10 @@ from typing import Any
 
 import orjson
 
-from bigaction_assets.schemas.sft import SFT_FORMATS
+from bigaction_assets.event_marks import GENERATED
 from bigaction_assets.sft.conversation import ACTION_KINDS, Conversation, build_conversation
 from bigaction_assets.sft.counting import conversation_tokens
+from bigaction_assets.sft.formats import SFT_FORMATS
 from bigaction_assets.sft.observations import make_observation_renderer
 from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_format import markup_problems, render_openhands
@@ -18,7 +19,6 @@ from bigaction_assets.sft.sharegpt_format import render_sharegpt
 from bigaction_assets.sft.splits import DEFAULT_RATIOS, assign_split, content_hash
 from bigaction_assets.sft.validate import structure_problems
 from bigaction_assets.sft.windows import split_into_windows
-from bigaction_assets.thoughts.merge import GENERATED
 
 RENDERERS = {"openai": render_openai, "sharegpt": render_sharegpt, "openhands": render_openhands}
 

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bigaction_assets.joined_tokens import facts
-from bigaction_assets.schemas.sft import SFT_FORMATS
 from bigaction_assets.sft.conversation import Conversation, Turn
 from bigaction_assets.sft.counting import LengthCounter, Tally, add, copies
+from bigaction_assets.sft.formats import SFT_FORMATS
 from bigaction_assets.sft.observations import fit_to_tokens
 
 OBSERVATION_ROLES = ("user", "tool")

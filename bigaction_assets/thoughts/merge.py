@@ -8,10 +8,8 @@ from typing import Any
 
 import duckdb
 
+from bigaction_assets.event_marks import GENERATED
 from bigaction_assets.lake import partition_path
-
-GENERATED = "thought_generated"
-"""Key set on an event whose `description` came from the thoughts table."""
 
 
 def add_generated_thoughts(
