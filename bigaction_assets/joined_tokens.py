@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bigaction_assets.tokens import count_tokens, segments
+from bigaction_assets.tokens import count_tokens
 
 # A segment starts after a newline when blanks (not newlines) and then a non-blank follow.
 _CLEAN_START = re.compile(r"[^\S\r\n]*\S")
@@ -57,6 +57,17 @@ _memo: dict[str, Facts] = {}
 _memo_characters = 0
 
 
+def last_segment(text: str) -> str:
+    """`segments(text)[-1]`, found from the end: what follows the last newline that blanks
+    and a non-blank character follow (a page's last line, without cutting up the page)."""
+    position = text.rfind("\n")
+    while position >= 0:
+        if _CLEAN_START.match(text, position + 1):
+            return text[position + 1 :]
+        position = text.rfind("\n", 0, position)
+    return text
+
+
 def facts(text: str) -> Facts:
     """The facts of `text`, remembered: a turn's text is looked at in every window and format."""
     global _memo_characters
@@ -65,8 +76,7 @@ def facts(text: str) -> Facts:
         return known
     if not text:
         return _EMPTY
-    last = segments(text)[-1] if "\n" in text else text
-    found = Facts(count_tokens(text), bool(_CLEAN_START.match(text)), last, text)
+    found = Facts(count_tokens(text), bool(_CLEAN_START.match(text)), last_segment(text), text)
     if _memo_characters + len(text) > MEMO_CHARACTERS:
         _memo.clear()
         _memo_characters = 0

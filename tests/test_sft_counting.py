@@ -9,7 +9,7 @@ from bundled import bundled_episodes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bigaction_assets.joined_tokens import facts, joined
+from bigaction_assets.joined_tokens import facts, joined, last_segment
 from bigaction_assets.sft.conversation import Conversation, ToolCall, Turn, build_conversation
 from bigaction_assets.sft.counting import FORMAT_LENGTHS, conversation_tokens
 from bigaction_assets.sft.lengths import FORMAT_TOKENS
@@ -19,7 +19,7 @@ from bigaction_assets.sft.openhands_format import render_openhands
 from bigaction_assets.sft.sharegpt_format import render_sharegpt
 from bigaction_assets.sft.tools import KNOWN_TOOLS
 from bigaction_assets.sft.windows import split_into_windows
-from bigaction_assets.tokens import count_tokens_uncached
+from bigaction_assets.tokens import count_tokens_uncached, segments
 
 RENDERERS = {"openai": render_openai, "sharegpt": render_sharegpt, "openhands": render_openhands}
 
@@ -92,3 +92,9 @@ def test_an_empty_conversation_counts_its_frame():
     conv = Conversation("e/1", "Be brief.", [], [])
     assert_composed_equals_rendered(conv)
     assert_composed_equals_rendered(replace(conv, turns=[Turn("assistant", "")]))
+
+
+@given(st.lists(texts, max_size=6).map("\n".join))
+@settings(max_examples=300, deadline=None)
+def test_the_last_segment_is_found_from_the_end(text):
+    assert last_segment(text) == segments(text)[-1]

@@ -187,10 +187,8 @@ class LengthCounter:
         self.formats = tuple(formats)
         self.turns = TurnFacts()
         fixed = {
-            "openai": lambda: REPLY_OVERHEAD + MESSAGE_OVERHEAD + facts(conv.system).tokens + (
-                count_tokens(orjson.dumps([s.as_openai_tool() for s in conv.tools]).decode())
-                if conv.tools else 0
-            ),
+            "openai": lambda: REPLY_OVERHEAD + MESSAGE_OVERHEAD + facts(conv.system).tokens
+            + _openai_tools_tokens(conv),
             "sharegpt": lambda: REPLY_OVERHEAD + MESSAGE_OVERHEAD + facts(conv.system).tokens
             + count_tokens(tools_json(conv)),
             "openhands": lambda: REPLY_OVERHEAD + MESSAGE_OVERHEAD
@@ -219,6 +217,23 @@ class LengthCounter:
     def __call__(self, turns: Sequence[Turn]) -> int:
         """The longest of the formats, as `conversation_tokens`."""
         return self.total(self.start(turns))
+
+
+_tools_tokens: dict[tuple[str, ...], int] = {}
+
+
+def _openai_tools_tokens(conv: Conversation) -> int:
+    """Tokens of the tools' JSON schemas as the openai format lists them, once per tool set."""
+    if not conv.tools:
+        return 0
+    key = tuple(spec.function_json for spec in conv.tools)
+    known = _tools_tokens.get(key)
+    if known is None:
+        if len(_tools_tokens) > 4_096:
+            _tools_tokens.clear()
+        tools = [spec.as_openai_tool() for spec in conv.tools]
+        known = _tools_tokens[key] = count_tokens(orjson.dumps(tools).decode())
+    return known
 
 
 def add(tallies: list[Tally], turn: Turn) -> None:
