@@ -218,6 +218,9 @@ def main() -> None:
     parser.add_argument(
         "--dataset", help="scale this bundled ADP sample alone (e.g. synatra, swe-smith)"
     )
+    parser.add_argument(
+        "--no-yardstick", action="store_true", help="skip timing the tokenizers alone"
+    )
     parser.add_argument("--out", type=Path, default=HERE / "out" / "sft")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -235,7 +238,7 @@ def main() -> None:
         if args.source == "adp":
             landing_file = landing / adapter / f"{dataset}.jsonl"
             size = write_landing(landing_file, episodes, args.dataset)
-            yardstick = tokenizer_yardstick(landing_file)
+            yardstick = None if args.no_yardstick else tokenizer_yardstick(landing_file)
         else:
             size = write_web_landing(landing / adapter / f"{dataset}.json", episodes)
             yardstick = None
