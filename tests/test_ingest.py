@@ -282,3 +282,17 @@ def test_collection_paused_restores_the_collector():
     with pytest.raises(RuntimeError), ingest.collection_paused():
         raise RuntimeError("a failing step")
     assert gc.isenabled()
+
+
+def test_a_record_orjson_refuses_but_json_allows_is_a_reject_or_a_row_not_a_crash(
+    tmp_path, ingest_dataset
+):
+    """A lone surrogate escape (`\\ud800`) is JSON to the standard library, not to orjson."""
+    event = b'{"class_": "text_observation", "content": "\\ud800", "source": "user"}'
+    odd = b'[{"id": "\xc3\xa9-1", "content": [' + event + b"]},\n"
+    landing, path = land(tmp_path, "odd.json", odd + good("a2") + b"]")
+    result = ingest_dataset(ADAPTER, "odd", [path], landing)
+    episodes = [e["episode_id"] for e in result.rows("episodes")]
+    rejects = [(r["line"], r["reason"]) for r in result.rows("rejects")]
+    assert "odd/a2" in episodes
+    assert len(episodes) + len(rejects) == 2, (episodes, rejects)

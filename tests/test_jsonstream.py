@@ -260,3 +260,13 @@ def test_array_round_trip_property(tmp_path_factory, records, data):
             read_back = read(path)
         assert [r.error for r in read_back] == [None] * len(records)
         assert [orjson.loads(r.text) for r in read_back] == records
+
+
+def test_a_non_ascii_id_in_a_record_only_the_exact_scanner_accepts(tmp_path):
+    """A lone surrogate escape is JSON the standard library reads and orjson refuses; the id of
+    such a record, read again as UTF-8, must not crash the reader."""
+    path = tmp_path / "surrogate.json"
+    path.write_bytes('[{"id": "é-1", "x": "\\ud800"}, {"id": "ok", "x": 1}]'.encode())
+    records = list(iter_json_records(path, lambda value: value.get("id")))
+    assert [r.record_id for r in records] == ["é-1", "ok"]
+    assert [r.error for r in records] == [None, None]

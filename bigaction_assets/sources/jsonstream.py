@@ -285,7 +285,8 @@ def _element(
     # id needs the record parsed again as UTF-8.
     identity = record_id(value)
     if identity is not None and not identity.isascii():
-        identity = record_id(orjson.loads(data))
+        # with the scanner that accepted it: orjson refuses what it takes (a lone surrogate)
+        identity = record_id(DECODER.decode(data.decode("utf-8")))
     return RawText(line, index, offset, data, record_id=identity)
 
 
