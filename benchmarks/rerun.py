@@ -12,7 +12,6 @@ a file counts as rewritten when its mtime, inode or sha256 changed, or it appear
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import resource
 import shutil
@@ -22,21 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bigaction_assets.rerun.fingerprint import file_states
+
 REPO = Path(__file__).resolve().parents[1]
-
-
-def files(data: Path) -> dict[str, tuple[int, int, str]]:
-    state = {}
-    for path in sorted(p for p in data.rglob("*") if p.is_file()):
-        relative = path.relative_to(data).as_posix()
-        if not relative.startswith("dagster/"):
-            stat = path.stat()
-            state[relative] = (
-                stat.st_mtime_ns,
-                stat.st_ino,
-                hashlib.sha256(path.read_bytes()).hexdigest(),
-            )
-    return state
 
 
 def run_demo(root: Path, env: dict[str, str]) -> tuple[float, float]:
@@ -71,9 +58,9 @@ def main() -> None:
         load = os.getloadavg()[0]
         rows = [("first (empty data folder)", *run_demo(root, env), None, None)]
         for n in range(args.reruns):
-            before = files(root / "data")
+            before = file_states(root / "data")
             wall, cpu = run_demo(root, env)
-            after = files(root / "data")
+            after = file_states(root / "data")
             rewritten = {f for f in before.keys() | after.keys() if before.get(f) != after.get(f)}
             rows.append((f"no-change rerun {n + 1}", wall, cpu, len(rewritten), len(after)))
         print(f"load average at start: {load:.2f}; {os.cpu_count()} cores")

@@ -6,7 +6,6 @@ storage aside) before and after one more demo run: mtime, inode and sha256.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -16,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from bigaction_assets.rerun.fingerprint import file_states
+
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[1]
@@ -23,18 +24,6 @@ TIMEOUT = 600  # seconds; a guard against a hang, not a performance assertion
 EDITED = "adp/synatra.json"
 # what reads every dataset: SFT files, the release, the annotation store (items), the stamps
 CROSS_DATASET = ("sft/", "release/", "annotate/", "rerun/stamps.json")
-
-
-def files(data: Path) -> dict[str, tuple[int, int, str]]:
-    """Every file under the data folder but Dagster's storage: (mtime_ns, inode, sha256)."""
-    state = {}
-    for path in sorted(p for p in data.rglob("*") if p.is_file()):
-        relative = path.relative_to(data).as_posix()
-        if not relative.startswith("dagster/"):
-            stat = path.stat()
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-            state[relative] = (stat.st_mtime_ns, stat.st_ino, digest)
-    return state
 
 
 def changed(before: dict, after: dict) -> set[str]:
@@ -57,13 +46,13 @@ class Demo:
 
     def run(self, *args: str) -> tuple[str, set[str]]:
         """Runs the demo; returns its output and the files it changed."""
-        before = files(self.data) if self.data.exists() else {}
+        before = file_states(self.data) if self.data.exists() else {}
         result = subprocess.run(
             [sys.executable, "-m", "bigaction_assets.demo", "--explain", *args],
             cwd=self.root, env=self.env, capture_output=True, text=True, timeout=TIMEOUT,
         )  # fmt: skip
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-        return result.stdout, changed(before, files(self.data))
+        return result.stdout, changed(before, file_states(self.data))
 
 
 def ran(output: str) -> set[str]:

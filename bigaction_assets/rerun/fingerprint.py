@@ -65,3 +65,18 @@ def folder_fingerprint(folder: Path) -> str:
     """Every file under `folder` (none when it does not exist), as `files_fingerprint`."""
     files = [p for p in folder.rglob("*") if p.is_file()] if folder.is_dir() else []
     return files_fingerprint(files, folder)
+
+
+def file_states(
+    data: Path, skip: tuple[str, ...] = ("dagster/",)
+) -> dict[str, tuple[int, int, str]]:
+    """Every file under `data` but those under `skip`: (mtime_ns, inode, sha256), to see
+    which files a run rewrote (the rerun benchmark and its tests compare two of these)."""
+    state = {}
+    for path in sorted(p for p in data.rglob("*") if p.is_file()):
+        relative = path.relative_to(data).as_posix()
+        if not relative.startswith(skip):
+            stat = path.stat()
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            state[relative] = (stat.st_mtime_ns, stat.st_ino, digest)
+    return state
