@@ -8,13 +8,14 @@ and counts exactly as it does online.
 The hot path counts with quicktok, a C++ implementation of the same BPE whose cl100k_base gives
 tiktoken's token ids (its vocabulary ships in its wheel; the tests hold its counts equal to
 tiktoken's on every real sample and on generated text), about fifteen times faster. tiktoken
-stays the reference: `count_tokens_uncached` and the checks that recount stored examples.
+stays the reference: `count_tokens_uncached`, which those tests compare against.
 
-Counting is exact and memoized by line. cl100k_base first cuts text into pieces with a regex
-and then encodes each piece alone; no piece runs from a newline into the next non-blank
-character (see `_SEGMENT_START`). So the text splits into segments at such places, the count of
-the text is the sum of the counts of its segments, and a segment seen before (a line of a page
-shown again in the next step, the task repeated in every window) costs a dictionary lookup.
+Counts are exact and remembered by text (bounded): the same message is counted in every format
+and every window tried. cl100k_base first cuts text into pieces with a regex and then encodes
+each piece alone; no piece runs from a newline into the next non-blank character (see
+`_SEGMENT_START`). So a text splits into segments at such places whose counts add up to the
+text's: cutting a long page to a budget counts only its leading segments, and
+`joined_tokens` counts joined texts from their parts.
 """
 
 from __future__ import annotations
@@ -122,14 +123,6 @@ def count_tokens(text: str) -> int:
     return known
 
 
-def _count_segment(segment: str) -> int:
-    known = _memo.get(segment)
-    if known is None:
-        known = fast_encoding().count(segment)
-        _remember(segment, known)
-    return known
-
-
 def _remember(text: str, tokens: int) -> None:
     global _memo_characters
     if _memo_characters + len(text) > MEMO_CHARACTERS:
@@ -156,7 +149,7 @@ def _leading_segments(text: str, budget: int) -> Iterator[tuple[str, int]]:
         )
         end = boundary.start() if boundary else len(text)
         for segment in segments(text[position:end]):
-            yield segment, _count_segment(segment)
+            yield segment, count_tokens(segment)
         position, size = end, size * 2
 
 

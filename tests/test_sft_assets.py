@@ -192,7 +192,7 @@ def test_a_stored_example_a_consumer_refuses_fails_the_check(build, dagster_lake
     """Were the stage's own validation bypassed, the check reading the stored text fails."""
     dagster_lake.add_bundled("adp", "synatra")
     monkeypatch.setitem(sft_examples_module.RENDERERS, "openai", _without_call_ids)
-    monkeypatch.setattr(sft_examples_module, "structure_problems", lambda renderings: [])
+    monkeypatch.setattr(sft_examples_module, "rendering_problems", lambda renderings, **_: [])
     result = build("adp.synatra")
     assert not result.success
     assert checks(result)["examples_valid_for_consumers"] is False

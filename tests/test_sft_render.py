@@ -21,7 +21,6 @@ from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_format import parse_function_blocks, render_openhands
 from bigaction_assets.sft.sharegpt_format import (
     dataset_info,
-    function_call_json,
     render_sharegpt,
     tools_json,
 )
@@ -174,7 +173,7 @@ def test_bundled_samples_render_valid(adapter, dataset):
 def test_function_call_text_is_exactly_json_dumps(name, arguments):
     call = ToolCall("call_1", name, arguments)
     expected = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
-    assert function_call_json(call) == expected
+    assert call.call_json == expected
 
 
 def test_tools_json_is_json_dumps_of_the_functions():

@@ -124,7 +124,6 @@ def _sft(lake: Path, data: Path, datasets: list[str], cap: int, tally: _Tally) -
             tokens.update(table["tokens"].to_pylist())
             for split in sorted(set(table["split"].to_pylist())):
                 part = table.filter(pc.equal(table["split"], split))
-                sources = _counts(part["source"])
                 for fmt in SFT_FORMATS:
                     made = part.filter(pc.is_valid(part[fmt]))  # null: the format was not made
                     if made.num_rows == 0:
@@ -134,9 +133,7 @@ def _sft(lake: Path, data: Path, datasets: list[str], cap: int, tally: _Tally) -
                     if key not in writers:
                         writers[key] = ParquetShardWriter(data / config, split, schemas[fmt], cap)
                     writers[key].write(sft_table(made, fmt, schemas[fmt]))
-                    for source, n in (
-                        sources if made.num_rows == part.num_rows else _counts(made["source"])
-                    ).items():
+                    for source, n in _counts(made["source"]).items():
                         tally.add(config, split, source, n)
     for fmt in SFT_FORMATS:
         config = f"sft_{fmt}"

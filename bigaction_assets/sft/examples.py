@@ -17,7 +17,7 @@ from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_format import markup_problems, render_openhands
 from bigaction_assets.sft.sharegpt_format import render_sharegpt
 from bigaction_assets.sft.splits import DEFAULT_RATIOS, assign_split, content_hash
-from bigaction_assets.sft.validate import structure_problems
+from bigaction_assets.sft.validate import rendering_problems
 from bigaction_assets.sft.windows import split_into_windows
 
 RENDERERS = {"openai": render_openai, "sharegpt": render_sharegpt, "openhands": render_openhands}
@@ -121,7 +121,7 @@ def episode_examples(
     rows = []
     for number, window in enumerate(windows):
         rendered = {name: RENDERERS[name](window) for name in formats}
-        problems = structure_problems(rendered)
+        problems = rendering_problems(rendered, parse_blocks=False)
         if problems:  # a renderer bug, not bad data: keep the episode out and say why
             raise EpisodeSkipped("invalid_for_consumer", f"window {number}: {problems[:3]}")
         rows.append({

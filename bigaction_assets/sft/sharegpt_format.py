@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bigaction_assets.sft.conversation import Conversation, ToolCall, Turn
+from bigaction_assets.sft.conversation import Conversation, Turn
 
 HUMAN_SIDE = ("human", "observation")  # LLaMA-Factory wants these at positions 0, 2, 4, ...
 GPT_SIDE = ("gpt", "function_call")  # ... and these at 1, 3, 5, ...
@@ -36,18 +36,12 @@ def _human_entry(group: list[Turn]) -> dict[str, str]:
     return {"from": role, "value": "\n\n".join(turn.content for turn in group)}
 
 
-def function_call_json(call: ToolCall) -> str:
-    """`json.dumps({"name": ..., "arguments": ...})`, built on the call's arguments text, which
-    is made once for every window and format."""
-    return call.call_json
-
-
 def _gpt_entry(group: list[Turn], thought_words: tuple[str, str] | None) -> dict[str, str]:
     text = "\n\n".join(turn.content for turn in group if turn.content)
     calls = [call for turn in group for call in turn.tool_calls]
     if not calls:
         return {"from": "gpt", "value": text}
-    payload = [function_call_json(call) for call in calls]
+    payload = [call.call_json for call in calls]
     value = payload[0] if len(payload) == 1 else f"[{', '.join(payload)}]"
     if text and thought_words is not None:
         value = f"{thought_words[0]}{text}{thought_words[1]}{value}"

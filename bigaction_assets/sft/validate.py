@@ -135,23 +135,20 @@ PROBLEM_FINDERS = {
 }
 
 
-def rendering_problems(renderings: dict[str, dict[str, Any]]) -> list[str]:
-    """Problems of one example's renderings (format name -> example), prefixed by format."""
-    return [
-        f"{name}: {problem}"
-        for name, example in renderings.items()
-        for problem in PROBLEM_FINDERS[name](example)
-    ]
+def rendering_problems(
+    renderings: dict[str, dict[str, Any]], parse_blocks: bool = True
+) -> list[str]:
+    """Problems of one example's renderings (format name -> example), prefixed by format.
 
-
-def structure_problems(renderings: dict[str, dict[str, Any]]) -> list[str]:
-    """`rendering_problems` without parsing the openhands blocks back, for the stage, which
-    renders the blocks from calls it has checked (`openhands_format.markup_problems`)."""
+    The stage passes `parse_blocks=False`: it renders OpenHands blocks from calls it has
+    checked (`openhands_format.markup_problems`), so it does not parse its own text back; the
+    blocking check, reading the stored text, parses every block.
+    """
     return [
         f"{name}: {problem}"
         for name, example in renderings.items()
         for problem in (
-            openhands_problems(example, parse=False)
+            openhands_problems(example, parse=parse_blocks)
             if name == "openhands"
             else PROBLEM_FINDERS[name](example)
         )
