@@ -276,6 +276,7 @@ def test_a_user_who_asks_for_one_format_gets_that_format_alone(
     config = {**small, "formats": ["openai"]}
     result = build("adp.nnetnav-wa", run_config={"ops": {"sft_examples": {"config": config}}})
     assert result.success and all(checks(result).values())
+    assert _sft_metadata(result)["formats"] == ["openai"]
     rows = examples(dagster_lake)
     assert rows and all(row["sharegpt"] is None and row["openhands"] is None for row in rows)
     # windows fit the one format, so they may be longer; the openai renderings stay valid

@@ -112,6 +112,7 @@ def sft_examples(
             "episodes_skipped_by_reason": dict(skipped),
             "episodes_skipped": dg.MetadataValue.json(skipped_examples),
             "tokens_total": tokens,
+            "formats": list(settings.formats),
             "workers": workers,
             "preview": dg.MetadataValue.md(markdown_preview(preview)),
         }
