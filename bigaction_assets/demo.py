@@ -149,7 +149,7 @@ def thoughts_line(con: duckdb.DuckDBPyConnection, views: list[str]) -> str:
     many thoughts a model wrote (none without one: say how to set one up)."""
     missing = con.execute(
         """select count(*) from events where kind in ('api_action', 'code_action',
-        'message_action') and source = 'agent' and coalesce(trim(description), '') = ''"""
+        'message_action') and actor = 'agent' and coalesce(trim(description), '') = ''"""
     ).fetchone()[0]
     generated = 0
     if "thoughts" in views:

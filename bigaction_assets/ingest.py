@@ -218,7 +218,7 @@ def _disambiguate(episode_id: str, seen: set[str]) -> str:
 def _event_rows(result: StandardRecord) -> list[dict[str, Any]]:
     rows = []
     for idx, event in enumerate(result.events):
-        row = {"idx": idx, "kind": event["kind"], "source": event["source"]}
+        row = {"idx": idx, "kind": event["kind"], "actor": event["actor"]}
         row.update({column: event.get(column) for column in EVENT_COLUMNS})
         rows.append(row)
     return rows

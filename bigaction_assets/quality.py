@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 
 from bigaction_assets.lake import table_dir
-from bigaction_assets.schemas.standardized import EVENT_KINDS, EVENT_SOURCES
+from bigaction_assets.schemas.standardized import EVENT_ACTORS, EVENT_KINDS
 
 GROUP = "standardized"
 
@@ -93,16 +93,16 @@ def unresolved_html_shas(
     )
 
 
-def unknown_kinds_or_sources(
+def unknown_kinds_or_actors(
     con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20
 ) -> list[dict[str, Any]]:
     kinds = ", ".join(f"'{k}'" for k in EVENT_KINDS)
-    sources = ", ".join(f"'{s}'" for s in EVENT_SOURCES)
+    actors = ", ".join(f"'{a}'" for a in EVENT_ACTORS)
     return _rows(
         con,
         f"""
-        select kind, source, count(*) as events from {relation(lake, "events")}
-        where kind not in ({kinds}) or source not in ({sources}) or kind is null or source is null
+        select kind, actor, count(*) as events from {relation(lake, "events")}
+        where kind not in ({kinds}) or actor not in ({actors}) or kind is null or actor is null
         group by all order by 1, 2 limit {limit}""",
     )
 

@@ -152,13 +152,13 @@ def episode(episode_id: str, num_events: int, dataset: str = "adp.a") -> dict[st
         "details": "{}",
         "num_events": num_events,
         "content_sha": SHA_A,
-        "schema_version": 1,
+        "schema_version": 2,
     }
 
 
 def event(episode_id: str, idx: int, **values: Any) -> dict[str, Any]:
     row = dict.fromkeys(EventSchema.to_schema().columns)
-    row.update(episode_id=episode_id, idx=idx, kind="message_action", source="agent")
+    row.update(episode_id=episode_id, idx=idx, kind="message_action", actor="agent")
     row.update(values)
     return row
 
@@ -204,7 +204,7 @@ ALL_CHECKS = [
     quality.orphan_events,
     quality.noncontiguous_episodes,
     quality.unresolved_html_shas,
-    quality.unknown_kinds_or_sources,
+    quality.unknown_kinds_or_actors,
 ]
 
 
@@ -265,13 +265,13 @@ def test_unresolved_html_shas_without_any_pages(tmp_lake):
         assert len(quality.unresolved_html_shas(con, tmp_lake)) == 1
 
 
-def test_unknown_kinds_or_sources(clean_lake):
-    rows = [event("a/9", 0, kind="video_observation"), event("a/9", 1, source="robot")]
+def test_unknown_kinds_or_actors(clean_lake):
+    rows = [event("a/9", 0, kind="video_observation"), event("a/9", 1, actor="robot")]
     write(clean_lake, "events", rows, partition="adp.b")
     with duckdb.connect() as con:
-        assert quality.unknown_kinds_or_sources(con, clean_lake) == [
-            {"kind": "message_action", "source": "robot", "events": 1},
-            {"kind": "video_observation", "source": "agent", "events": 1},
+        assert quality.unknown_kinds_or_actors(con, clean_lake) == [
+            {"kind": "message_action", "actor": "robot", "events": 1},
+            {"kind": "video_observation", "actor": "agent", "events": 1},
         ]
 
 
@@ -325,7 +325,7 @@ def test_frame_rejects_a_duplicate_episode_id():
     "values",
     [
         {"kind": "video_observation"},
-        {"source": "robot"},
+        {"actor": "robot"},
         {"html_sha": "not-hex"},
         {"html_sha": SHA_A.upper()},
         {"idx": -1},

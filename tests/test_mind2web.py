@@ -59,7 +59,7 @@ def test_seeact_step_is_one_episode(seeact):
 
 def test_seeact_step_events(seeact):
     events = seeact.rows("events")
-    assert [(e["idx"], e["kind"], e["source"]) for e in events] == [
+    assert [(e["idx"], e["kind"], e["actor"]) for e in events] == [
         (0, "text_observation", "user"),
         (1, "web_observation", "environment"),
         (2, "api_action", "agent"),

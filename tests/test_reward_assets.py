@@ -48,8 +48,8 @@ def web_episodes() -> dict[str, list[dict]]:
         })  # fmt: skip
         tables["events"] += [
             {"episode_id": episode_id, "idx": 0, "kind": "web_observation",
-             "source": "environment", "url": "https://shop.example/", "html_sha": SHA},
-            {"episode_id": episode_id, "idx": 1, "kind": "api_action", "source": "agent",
+             "actor": "environment", "url": "https://shop.example/", "html_sha": SHA},
+            {"episode_id": episode_id, "idx": 1, "kind": "api_action", "actor": "agent",
              "function": "click", "kwargs": orjson.dumps({"bid": bid}).decode(),
              "extra": '{"success": true}'},
         ]  # fmt: skip

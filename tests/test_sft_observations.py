@@ -16,7 +16,7 @@ PAGES = {SHA: "<html>\n  <body>\n\n    <button>Buy</button>\n  </body>\n</html>"
 
 
 def web(**fields: Any) -> dict[str, Any]:
-    return {"kind": "web_observation", "source": "environment", "url": "http://shop", **fields}
+    return {"kind": "web_observation", "actor": "environment", "url": "http://shop", **fields}
 
 
 def test_html_from_pages_when_no_axtree():
@@ -35,7 +35,7 @@ def test_axtree_preferred_unless_html_asked():
 def test_missing_page_and_other_kinds_as_default():
     render = make_observation_renderer({}, 100)
     assert render(web(html_sha=SHA)) == render_observation(web(html_sha=SHA))
-    text = {"kind": "text_observation", "source": "user", "content": "Buy a shirt."}
+    text = {"kind": "text_observation", "actor": "user", "content": "Buy a shirt."}
     assert render(text) == "Buy a shirt."
 
 
@@ -55,7 +55,7 @@ def test_long_page_cut_with_marker():
 )
 def test_never_over_budget(text, budget, kind):
     if kind == "text_observation":
-        event = {"kind": kind, "source": "user", "content": text}
+        event = {"kind": kind, "actor": "user", "content": text}
     else:
         event = web(html_sha=SHA, axtree=text if kind == "axtree" else None)
     render = make_observation_renderer({SHA: text}, budget)

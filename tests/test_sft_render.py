@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LANDING = ROOT / "landing"
 
 
-def event(idx: int, kind: str, source: str, **fields: Any) -> dict[str, Any]:
-    return {"episode_id": "demo/1", "idx": idx, "kind": kind, "source": source, **fields}
+def event(idx: int, kind: str, actor: str, **fields: Any) -> dict[str, Any]:
+    return {"episode_id": "demo/1", "idx": idx, "kind": kind, "actor": actor, **fields}
 
 
 TINY = [

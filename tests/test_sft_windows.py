@@ -31,12 +31,12 @@ TASK = "Buy a red shirt."
 
 def episode(pages: list[str], finish: bool = True) -> list[dict[str, Any]]:
     """The task, then per page an observation and a click; a final message if `finish`."""
-    events = [{"idx": 0, "kind": "text_observation", "source": "user", "content": TASK}]
+    events = [{"idx": 0, "kind": "text_observation", "actor": "user", "content": TASK}]
     for step, page in enumerate(pages):
         events.append(
             {
                 "kind": "web_observation",
-                "source": "environment",
+                "actor": "environment",
                 "url": f"http://s/{step}",
                 "axtree": page,
             }
@@ -44,14 +44,14 @@ def episode(pages: list[str], finish: bool = True) -> list[dict[str, Any]]:
         events.append(
             {
                 "kind": "api_action",
-                "source": "agent",
+                "actor": "agent",
                 "function": "click",
                 "kwargs": json.dumps({"bid": str(step)}),
                 "description": f"step {step}",
             }
         )
     if finish:
-        events.append({"kind": "message_action", "source": "agent", "content": "Done."})
+        events.append({"kind": "message_action", "actor": "agent", "content": "Done."})
     return [{**event, "idx": idx} for idx, event in enumerate(events)]  # fmt: skip
 
 

@@ -75,8 +75,8 @@ def test_a_reply_cut_by_the_token_limit_keeps_its_finished_sentences():
 
 
 def event(idx: int, kind: str, **fields) -> dict:
-    source = "agent" if kind.endswith("_action") else fields.pop("source", "environment")
-    return {"episode_id": "ep", "idx": idx, "kind": kind, "source": source, **fields}
+    actor = "agent" if kind.endswith("_action") else fields.pop("actor", "environment")
+    return {"episode_id": "ep", "idx": idx, "kind": kind, "actor": actor, **fields}
 
 
 def test_actions_render_as_calls_code_and_messages():
@@ -89,7 +89,7 @@ def test_actions_render_as_calls_code_and_messages():
 
 
 def test_history_keeps_the_latest_events_within_its_budget():
-    events = [event(0, "text_observation", source="user", content="Buy tea")]
+    events = [event(0, "text_observation", actor="user", content="Buy tea")]
     for n in range(1, 40, 2):
         events.append(event(n, "text_observation", content=f"page {n} " + "word " * 40))
         events.append(event(n + 1, "api_action", function="click", kwargs='{"bid": "1"}'))
@@ -107,7 +107,7 @@ def test_history_keeps_the_latest_events_within_its_budget():
 
 def test_requests_only_for_agent_actions_without_a_recorded_thought():
     events = [
-        event(0, "text_observation", source="user", content="Buy tea"),
+        event(0, "text_observation", actor="user", content="Buy tea"),
         event(1, "api_action", function="click", kwargs='{"bid": "1"}', description="I start."),
         event(2, "text_observation", content="page"),
         event(3, "api_action", function="click", kwargs='{"bid": "2"}', description=" "),
@@ -146,7 +146,7 @@ def test_the_template_hash_follows_the_files(tmp_path, monkeypatch):
 )
 def test_sft_says_where_its_thoughts_came_from(thoughts, source):
     events = [
-        {"kind": "api_action", "source": "agent", "description": text, "thought_generated": gen}
+        {"kind": "api_action", "actor": "agent", "description": text, "thought_generated": gen}
         for text, gen in thoughts
     ]
     assert thought_source(events) == source

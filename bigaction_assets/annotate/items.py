@@ -88,7 +88,7 @@ def web_step_items(
         for later in events[at + 1 :]:
             if later["kind"] == "web_observation":
                 break
-            if later["kind"] in ACTION_KINDS and later.get("source") == "agent":
+            if later["kind"] in ACTION_KINDS and later.get("actor") == "agent":
                 actions.append(later)
         texts = [action_text(a) for a in actions]
         html = pages.get(event.get("html_sha") or "")

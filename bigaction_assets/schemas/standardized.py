@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: events.source is now events.actor
 
 EVENT_KINDS = (
     "text_observation",
@@ -16,7 +16,7 @@ EVENT_KINDS = (
     "message_action",
 )
 ACTION_KINDS = ("api_action", "code_action", "message_action")
-EVENT_SOURCES = ("user", "agent", "environment")
+EVENT_ACTORS = ("user", "agent", "environment")
 SHA256_HEX = r"^[0-9a-f]{64}$"
 
 
@@ -56,7 +56,10 @@ class EventSchema(pa.DataFrameModel):
     episode_id: str = pa.Field(description="The episode this event belongs to.")
     idx: pl.Int32 = pa.Field(ge=0, description="Position in the episode, contiguous from 0.")
     kind: str = pa.Field(isin=EVENT_KINDS, description="ADP content class of the event.")
-    source: str = pa.Field(isin=EVENT_SOURCES, description="Who produced it.")
+    actor: str = pa.Field(
+        isin=EVENT_ACTORS,
+        description="Who produced it: user, agent or environment (ADP's `source`).",
+    )
     content: str = pa.Field(nullable=True, description="Text, code, or message content.")
     name: str = pa.Field(nullable=True, description="Name of a text observation's sender.")
     function: str = pa.Field(nullable=True, description="Function an api_action calls.")

@@ -147,7 +147,7 @@ def build_conversation(
     episode_id = str(episode["episode_id"])
     ordered = sorted(events, key=lambda event: int(event["idx"]))
     agent_actions = [
-        e for e in ordered if e["kind"] in ACTION_KINDS and e.get("source", "agent") == "agent"
+        e for e in ordered if e["kind"] in ACTION_KINDS and e.get("actor", "agent") == "agent"
     ]
     action_ids = {id(action) for action in agent_actions}
     last_action = agent_actions[-1] if agent_actions else None
@@ -169,7 +169,7 @@ def build_conversation(
             pending = call if call is not None and call.name != FINISH_TOOL.name else None
             continue
         text = render_observation(event)
-        from_environment = event.get("source") == "environment"
+        from_environment = event.get("actor") == "environment"
         last = turns[-1] if turns else None
         if pending is not None and from_environment:
             turns.append(Turn("tool", text, tool_call_id=pending.id, name=pending.name))

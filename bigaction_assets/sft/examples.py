@@ -79,7 +79,7 @@ def thought_source(events: Iterable[Mapping[str, Any]]) -> str:
     """`recorded` when every agent action carries its recorded thought, `generated` when every
     one carries a generated thought, `mixed` when every one carries one of either kind,
     `partial` when only some do, else `none`."""
-    actions = [e for e in events if e["kind"] in ACTION_KINDS and e.get("source") == "agent"]
+    actions = [e for e in events if e["kind"] in ACTION_KINDS and e.get("actor") == "agent"]
     with_thought = [e for e in actions if e.get("description")]
     generated = sum(1 for e in with_thought if e.get(GENERATED))
     if not actions or len(with_thought) < len(actions):

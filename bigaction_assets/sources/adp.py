@@ -27,8 +27,8 @@ NESTED_IMAGE = "image_observation"
 
 # ADP field -> events column, per content class. `html` and `viewport_size` are mapped by hand.
 _COLUMNS: dict[str, dict[str, str]] = {
-    "text_observation": {"content": "content", "source": "source", "name": "name"},
-    "image_observation": {"content": "image_path", "source": "source"},
+    "text_observation": {"content": "content", "source": "actor", "name": "name"},
+    "image_observation": {"content": "image_path", "source": "actor"},
     "web_observation": {"axtree": "axtree", "url": "url"},
     "api_action": {"function": "function", "description": "description"},
     "code_action": {"language": "language", "content": "content", "description": "description"},
@@ -42,13 +42,13 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
     "code_action": ("content",),
     "message_action": ("content",),
 }
-_DEFAULT_SOURCE = {
+_DEFAULT_ACTOR = {
     "web_observation": "environment",
     "api_action": "agent",
     "code_action": "agent",
     "message_action": "agent",
 }
-_OBSERVATION_SOURCES = ("user", "environment", "agent")
+_ADP_SOURCES = ("user", "environment", "agent")
 
 
 class AdpAdapter(JsonFilesAdapter):
@@ -142,7 +142,7 @@ def import_item(item: Any, where: str) -> tuple[dict[str, Any], dict[str, Any] |
     for key in _REQUIRED[kind]:
         if key not in item:
             raise RecordRejected("missing_field", f"{where} ({kind}) has no `{key}`")
-    event: dict[str, Any] = {"kind": kind, "source": _DEFAULT_SOURCE.get(kind)}
+    event: dict[str, Any] = {"kind": kind, "actor": _DEFAULT_ACTOR.get(kind)}
     extra: dict[str, Any] = {KEY_ORDER: list(item)}
     snapshot = None
     for key, field_value in item.items():
@@ -169,10 +169,10 @@ def import_item(item: Any, where: str) -> tuple[dict[str, Any], dict[str, Any] |
             extra[NESTED_IMAGE] = {**field_value, "content": None}
         else:
             extra[key] = field_value
-    if event["source"] is None:
+    if event["actor"] is None:
         raise RecordRejected("missing_field", f"{where} ({kind}) has no `source`")
-    if event["source"] not in _OBSERVATION_SOURCES:
-        raise RecordRejected("invalid_value", f"{where}.source is {event['source']!r}")
+    if event["actor"] not in _ADP_SOURCES:
+        raise RecordRejected("invalid_value", f"{where}.source is {event['actor']!r}")
     event["extra"] = _json(extra)
     return event, snapshot
 
@@ -195,7 +195,7 @@ def _task(details: dict[str, Any], events: list[dict[str, Any]]) -> str | None:
     if isinstance(task, str) and task:
         return task
     for event in events:
-        if event["kind"] == "text_observation" and event.get("source") == "user":
+        if event["kind"] == "text_observation" and event.get("actor") == "user":
             return event.get("content")
     return None
 

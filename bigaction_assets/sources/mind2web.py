@@ -166,7 +166,7 @@ def _build(
     if not annotation_id:
         raise RecordRejected("missing_field", "task.annotation_id is empty")
     events: list[dict[str, Any]] = [
-        {"kind": "text_observation", "source": "user", "content": instruction}
+        {"kind": "text_observation", "actor": "user", "content": instruction}
     ]
     snapshots: dict[str, dict[str, Any]] = {}
     candidates: list[dict[str, Any]] = []
@@ -202,7 +202,7 @@ def _observation(
     snapshot = page_snapshot(raw_html, cleaned_html)
     event: dict[str, Any] = {
         "kind": "web_observation",
-        "source": "environment",
+        "actor": "environment",
         "html_sha": snapshot["html_sha"] if snapshot else None,
         "extra": orjson.dumps({"step": step, "action_uid": action["action_uid"]}).decode(),
     }
@@ -242,7 +242,7 @@ def _action(
     }
     return {
         "kind": "api_action",
-        "source": "agent",
+        "actor": "agent",
         "function": function,
         "kwargs": orjson.dumps(kwargs).decode(),
         "bbox": target.get("bbox") if target else None,

@@ -125,14 +125,14 @@ def _turn(value: Any) -> dict[str, Any]:
 
 def _observation_event(observation: dict[str, str], **extra: Any) -> dict[str, Any]:
     return {
-        "kind": "text_observation", "source": "environment", "content": observation["event"],
+        "kind": "text_observation", "actor": "environment", "content": observation["event"],
         "extra": orjson.dumps({**extra, "time": observation["time"]}).decode(),
     }  # fmt: skip
 
 
 def _proposal_event(tasks: list[str], **extra: Any) -> dict[str, Any]:
     return {
-        "kind": "api_action", "source": "agent", "function": PROPOSE,
+        "kind": "api_action", "actor": "agent", "function": PROPOSE,
         "kwargs": orjson.dumps({"tasks": tasks}).decode(),
         "extra": orjson.dumps(extra).decode() if extra else None,
     }  # fmt: skip

@@ -120,13 +120,13 @@ def import_row(value: Any, split: str) -> StandardRecord:
         "target_matches": len(targets), "selenium": row["selenium_ground_truth"],
     }  # fmt: skip
     events = [
-        {"kind": "text_observation", "source": "user", "content": row["query"]},
+        {"kind": "text_observation", "actor": "user", "content": row["query"]},
         {
-            "kind": "web_observation", "source": "environment", "url": row["url"],
+            "kind": "web_observation", "actor": "environment", "url": row["url"],
             "html_sha": snapshot["html_sha"], "extra": orjson.dumps({"step": 0}).decode(),
         },
         {
-            "kind": "api_action", "source": "agent", "function": function,
+            "kind": "api_action", "actor": "agent", "function": function,
             "kwargs": orjson.dumps(kwargs).decode(), "extra": orjson.dumps(extra).decode(),
         },
     ]  # fmt: skip

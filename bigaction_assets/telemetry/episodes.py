@@ -84,7 +84,7 @@ def _actions(record: dict[str, Any], thought: str | None) -> list[dict[str, Any]
         for name in record.get("action_names") or []:
             actions.append({"kind": "api_action", "function": name, "kwargs": None})
     for action in actions:
-        action["source"] = "agent"
+        action["actor"] = "agent"
     if actions:
         actions[0]["description"] = thought
     return actions
@@ -96,7 +96,7 @@ def step_events(envelope: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[st
     bbox, viewport = _vision(record)
     page = page_snapshot(record["html"], None) if isinstance(record.get("html"), str) else None
     observation = {
-        "kind": "web_observation", "source": "environment", "url": record.get("url"),
+        "kind": "web_observation", "actor": "environment", "url": record.get("url"),
         "html_sha": page["html_sha"] if page else None, "bbox": bbox,
         "viewport_width": viewport[0] if viewport else None,
         "viewport_height": viewport[1] if viewport else None,
@@ -109,7 +109,7 @@ def step_events(envelope: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[st
     if record.get("output") not in (None, ""):
         output = record["output"]
         content = output if isinstance(output, str) else _json(output)
-        events.append({"kind": "message_action", "source": "agent", "content": content})
+        events.append({"kind": "message_action", "actor": "agent", "content": content})
     return events, page
 
 
@@ -156,7 +156,7 @@ def run_episode(day: str, run: str, envelopes: list[dict[str, Any]]) -> dict[str
     task = next((objective(r) for r in records if objective(r)), None)
     events: list[dict[str, Any]] = []
     if task:
-        events.append({"kind": "text_observation", "source": "user", "content": task})
+        events.append({"kind": "text_observation", "actor": "user", "content": task})
     pages = []
     for step in steps:
         step_rows, page = step_events(step)

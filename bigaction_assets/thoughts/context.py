@@ -43,7 +43,7 @@ class ContextSettings:
 
 def needs_thought(event: Event) -> bool:
     """An agent action with no recorded thought."""
-    is_agent_action = event["kind"] in ACTION_KINDS and event.get("source", "agent") == "agent"
+    is_agent_action = event["kind"] in ACTION_KINDS and event.get("actor", "agent") == "agent"
     return is_agent_action and not (event.get("description") or "").strip()
 
 
@@ -66,7 +66,7 @@ def task_text(episode: Mapping[str, Any], events: Sequence[Event]) -> str:
     if episode.get("task"):
         return str(episode["task"]).strip()
     for event in sorted(events, key=lambda event: int(event["idx"])):
-        if event["kind"] == "text_observation" and event.get("source") == "user":
+        if event["kind"] == "text_observation" and event.get("actor") == "user":
             return str(event.get("content") or "").strip()
     return "(not recorded)"
 
@@ -90,15 +90,15 @@ class EpisodeContext:
 
     def _piece(self, event: Event, observe: Callable[[Event], str]) -> tuple[str, int]:
         """The event as history text and its tokens ('' for the task, shown above already)."""
-        if event["kind"] in ACTION_KINDS and event.get("source", "agent") == "agent":
+        if event["kind"] in ACTION_KINDS and event.get("actor", "agent") == "agent":
             text = f"Action: {self.action(event)}"
             thought = (event.get("description") or "").strip()
             if thought:
                 text = f"Thought: {thought}\n{text}"
-        elif event.get("source") == "user" and (event.get("content") or "").strip() == self.task:
+        elif event.get("actor") == "user" and (event.get("content") or "").strip() == self.task:
             return "", 0
         else:
-            who = "User" if event.get("source") == "user" else "Observation"
+            who = "User" if event.get("actor") == "user" else "Observation"
             text = f"{who}: {observe(event)}"
         return text, count_tokens(text) + 1  # + the newline that joins pieces
 

@@ -25,7 +25,7 @@ def thoughts_without_their_action(
         left join {relation(lake, "events")} ev using (episode_id, idx)
         where ev.kind is null
            or ev.kind not in ('api_action', 'code_action', 'message_action')
-           or ev.source <> 'agent'
+           or ev.actor <> 'agent'
            or coalesce(trim(ev.description), '') <> ''
         order by 1, 2 limit {limit}"""
     )

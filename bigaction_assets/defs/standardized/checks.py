@@ -36,8 +36,8 @@ html_shas_resolve = blocking_lake_check(
     "Every html_sha in events has its page in dom_snapshots.",
 )
 event_kinds_known = blocking_lake_check(
-    "events", "event_kinds_known", "event kind/source pairs outside the enums",
-    quality.unknown_kinds_or_sources, "Event kinds and sources are within their enums.",
+    "events", "event_kinds_known", "event kind/actor pairs outside the enums",
+    quality.unknown_kinds_or_actors, "Event kinds and actors are within their enums.",
 )  # fmt: skip
 
 
