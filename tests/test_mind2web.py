@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -325,3 +326,10 @@ def test_bundled_train_demo(ingest_dataset):
     }
     for a in by_marker:
         assert (a["episode_id"], extra(a)["action_uid"]) not in positives
+
+
+def test_bundled_train_demo_is_kept_as_json_dumps_writes_it():
+    """The fixture has no generator any more: it is changed by loading it, editing and dumping
+    it back with `json.dumps(indent=1, ensure_ascii=False)`, which must give the same bytes."""
+    data = TRAIN_DEMO.read_bytes()
+    assert (json.dumps(json.loads(data), indent=1, ensure_ascii=False) + "\n").encode() == data
