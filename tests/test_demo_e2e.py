@@ -179,7 +179,12 @@ def test_demo_builds_reward_examples_from_the_bundled_annotated_data(demo: DemoR
     assert query.returncode == 0, query.stderr
     assert query.stdout.split() == ["CD,30", "CR,30", "FA,30", "MN,30"]
     out = demo.root / "data" / "reward" / "llama_factory"
-    assert {p.name for p in out.iterdir()} >= {"dataset_info.json", "judge_test.jsonl"}
+    sets = {
+        f"{kind}_{split}.jsonl" for kind in ("judge", "preference") for split in ("train", "test")
+    }
+    assert {p.name for p in out.iterdir()} >= {"dataset_info.json", *sets}
+    train = (out / "judge_train.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(train) == 12  # landing/proactive/reward_train.jsonl, 3 per category
     assert (demo.root / "data" / "annotate" / "store.sqlite3").is_file(), "items for the app"
 
 

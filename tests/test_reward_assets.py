@@ -178,15 +178,29 @@ def test_reward_examples_follow_the_rules_and_join_to_episodes(stage) -> None:
                           selection=selection).success  # fmt: skip
     examples = {r["example_id"]: r for r in rows(target, "reward_examples")}
     judge = [r for r in examples.values() if r["kind"] == "judge"]
-    assert Counter(r["origin"] for r in judge) == {"bundled": 120, "app": 7}
+    # each file keeps its split; ProactiveAgent's draw (30 per category) takes all 7 app ones
+    by_split = Counter((r["origin"], r["split"]) for r in judge)
+    assert by_split == {("bundled", "test"): 120, ("bundled", "train"): 12, ("app", "test"): 7}
     app = {r["example_id"]: r["category"] for r in judge if r["origin"] == "app"}
     assert app == {
         "proactive/code_11#1.none": "MN", "proactive/code_11#1.task0": "CD",
         **{f"proactive/code_11#1.task{k}": "FA" for k in range(1, 5)},
         "proactive/code_11#3.none": "CR",
     }  # fmt: skip
-    test = Counter(r["category"] for r in judge if r["split"] == "test")
+    test = Counter(
+        r["category"] for r in judge if r["split"] == "test" and r["origin"] == "bundled"
+    )
     assert test == {"MN": 30, "CR": 30, "CD": 30, "FA": 30}
+    source_splits = {
+        r["episode_id"]: r["source_split"]
+        for key in ("proactive.reward_test", "proactive.reward_train")
+        for r in iter_table_rows(
+            target.root, "standardized", "episodes", ["episode_id", "source_split"], key
+        )
+    }
+    bundled = [r for r in examples.values() if r["origin"] == "bundled"]
+    assert all(r["split"] == source_splits[r["episode_id"]] for r in bundled)
+    assert {r["split"] for r in bundled if r["kind"] == "preference"} == {"train", "test"}
     [web] = [r for r in examples.values() if r["item_kind"] == "web_step"]
     assert web["item_id"] == "telemetry/2025-05-14/runB#0"
     assert web["rejected_item_id"] == "telemetry/2025-05-14/runA#0"
@@ -199,7 +213,7 @@ def test_reward_examples_follow_the_rules_and_join_to_episodes(stage) -> None:
     assert answer["judgement"] == "accepted" and answer["thought"]
     episodes = {
         r["episode_id"]
-        for key in ("proactive.traces", "proactive.reward_test", DAY)
+        for key in ("proactive.traces", "proactive.reward_test", "proactive.reward_train", DAY)
         for r in iter_table_rows(target.root, "standardized", "episodes", ["episode_id"], key)
     }
     assert {r["episode_id"] for r in examples.values()} <= episodes
@@ -240,7 +254,8 @@ def test_the_release_carries_the_reward_sets_that_join_to_its_episodes(stage, tm
     release = build_release(target.root, target.landing, tmp_path / "release", proactive_only,
                             ReleaseSettings())  # fmt: skip
     assert {"reward_judge", "reward_preference"} <= set(release.rows)
-    assert release.rows["reward_judge"]["test"] == 120
+    # the test file's 120 and the app's 7 on code_11 (a trace); the train file is not released
+    assert release.rows["reward_judge"] == {"test": 127}
     shards = sorted((release.folder / "data" / "reward_preference").glob("*.parquet"))
     pairs = pa.concat_tables([pq.read_table(s) for s in shards]).to_pylist()
     assert pairs and all(p["item_kind"] == "proactive_turn" for p in pairs)  # web pair left out

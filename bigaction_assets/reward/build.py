@@ -15,7 +15,7 @@ from bigaction_assets.lake import iter_table_rows, table_dir
 from bigaction_assets.reward.examples import RewardSettings, judge_rows, proactive_pairs, web_pairs
 from bigaction_assets.reward.judgements import app_judgements, reward_episode_judgement
 from bigaction_assets.reward.rules import Judgement
-from bigaction_assets.reward.split import held_out_ids
+from bigaction_assets.reward.split import assign_splits
 from bigaction_assets.sft.inputs import iter_episodes
 from bigaction_assets.sources import PARTITION_SEPARATOR
 from bigaction_assets.sources.proactive import ADAPTER, is_reward_dataset
@@ -59,10 +59,10 @@ def build_reward_examples(
     bundled = list(bundled_judgements(lake))
     from_app, skipped = app_judgements({k: v["payload"] for k, v in items.items()}, turns)
     judged = bundled + from_app
-    test = held_out_ids(judged, settings.test_per_category, settings.seed)
+    splits = assign_splits(judged, settings.test_per_category, settings.seed)
     rows = [
-        *judge_rows(judged, test),
-        *proactive_pairs(judged, test),
+        *judge_rows(judged, splits),
+        *proactive_pairs(judged, splits),
         *web_pairs(items, steps, settings),
     ]
     counts: dict[str, Any] = {

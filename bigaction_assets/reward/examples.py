@@ -53,7 +53,10 @@ def _row(example_id: str, kind: str, origin: str, item_kind: str, split: str, ep
     }  # fmt: skip
 
 
-def judge_rows(judgements: Iterable[Judgement], test: set[str]) -> Iterator[dict[str, Any]]:
+def judge_rows(
+    judgements: Iterable[Judgement], splits: Mapping[str, str]
+) -> Iterator[dict[str, Any]]:
+    """One judge conversation per judgement, in the split `splits` gives its id."""
     for j in judgements:
         record = _record(
             conversations=[
@@ -63,8 +66,8 @@ def judge_rows(judgements: Iterable[Judgement], test: set[str]) -> Iterator[dict
             system=prompts.JUDGE_SYSTEM,
         )
         yield _row(
-            j.example_id, JUDGE, j.origin, "proactive_turn",
-            "test" if j.example_id in test else "train", j.episode_id, j.example_id, record,
+            j.example_id, JUDGE, j.origin, "proactive_turn", splits[j.example_id],
+            j.episode_id, j.example_id, record,
             category=j.category, votes=list(j.votes), thought_source="template",
         )  # fmt: skip
 
@@ -74,11 +77,15 @@ def _preferred(j: Judgement) -> bool:
     return j.valid
 
 
-def proactive_pairs(judgements: Iterable[Judgement], test: set[str]) -> Iterator[dict[str, Any]]:
+def proactive_pairs(
+    judgements: Iterable[Judgement], splits: Mapping[str, str]
+) -> Iterator[dict[str, Any]]:
+    """Pairs of a right and a wrong proposal after the same observations, both of one split:
+    a pair across splits would put a judgement of one into the other."""
     turns: dict[tuple[Any, ...], list[Judgement]] = {}
     for j in judgements:
-        turns.setdefault(j.observations, []).append(j)
-    for observations, judged in turns.items():
+        turns.setdefault((splits[j.example_id], j.observations), []).append(j)
+    for (split, observations), judged in turns.items():
         ordered = sorted(judged, key=lambda j: j.example_id)
         good = [j for j in ordered if _preferred(j)]
         bad = [j for j in ordered if not _preferred(j)]
@@ -94,7 +101,6 @@ def proactive_pairs(judgements: Iterable[Judgement], test: set[str]) -> Iterator
                     rejected={"from": "gpt", "value": prompts.proposal(rejected.task)},
                     system=prompts.ASSISTANT_SYSTEM,
                 )
-                split = "test" if {chosen.example_id, rejected.example_id} & test else "train"
                 yield _row(
                     f"{chosen.example_id}~vs~{_short(rejected.example_id)}", PREFERENCE,
                     chosen.origin, "proactive_turn", split, chosen.episode_id,

@@ -33,7 +33,8 @@ def proposed_tasks(event: Mapping[str, Any]) -> list[str]:
 def reward_episode_judgement(
     episode: Mapping[str, Any], events: Sequence[Mapping[str, Any]]
 ) -> Judgement | None:
-    """The judgement an annotated reward episode holds (None for any other episode).
+    """The judgement an annotated reward episode holds (None for any other episode), in the
+    split of the file it came from.
 
     Its id is `<episode id>#0`: the episode holds exactly one judged proposal.
     """
@@ -53,6 +54,7 @@ def reward_episode_judgement(
         help_needed=bool(verdict["help_needed"]),
         votes=tuple(bool(v) for v in verdict["annotation"]),
         origin="bundled",
+        split=episode.get("source_split"),
     )
 
 

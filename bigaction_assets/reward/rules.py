@@ -39,6 +39,7 @@ class Judgement:
             True when they chose no task at all.
         valid: the verdict on the proposal.
         help_needed: whether the turn needed help (some task chosen by all).
+        split: the split its source gave it (`train`, `test`); None when it came without one.
     """
 
     example_id: str
@@ -49,6 +50,7 @@ class Judgement:
     help_needed: bool
     votes: tuple[bool, ...]
     origin: str
+    split: str | None = None
 
     @property
     def category(self) -> str:

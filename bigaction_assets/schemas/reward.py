@@ -61,7 +61,10 @@ class RewardExampleSchema(pa.DataFrameModel):
     category: str = pa.Field(
         nullable=True, description="MN/CR/CD/FA (judge); `<chosen>><rejected>` (proactive pairs)."
     )
-    split: str = pa.Field(isin=("train", "test"), description="ProactiveAgent's split rule.")
+    split: str = pa.Field(
+        isin=("train", "test"),
+        description="The source file's split; ProactiveAgent's draw without one.",
+    )
     episode_id: str = pa.Field(description="Episode of the judged (or chosen) item.")
     item_id: str = pa.Field(nullable=True, description="The judged (or chosen) item.")
     rejected_item_id: str = pa.Field(nullable=True, description="A pair's rejected item.")

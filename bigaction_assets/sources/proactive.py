@@ -7,10 +7,12 @@
   (an empty list when it proposed nothing); `task_status` (whether the user needed help) and the
   turn number go to `extra`.
 - Annotated reward data, JSONL (`{obs[], pred_task, valid, help_needed, annotation[],
-  category}`) in datasets named `reward_*`: one episode per row,
+  category}`) in datasets named `reward*` (a file, or a folder such as ProactiveAgent's own
+  `reward_data/` with `train_data.jsonl` and `test_data.jsonl`): one episode per row,
   `proactive/reward-<sha of obs and task>`: the observations, then the proposal; the people's
   verdict goes to `details.judgement`. A row whose verdict or category breaks ProactiveAgent's
-  rules (`reward.rules`) is rejected with why.
+  rules (`reward.rules`) is rejected with why. Each file's name says its split
+  (`source_split`), which the reward sets keep; a file whose name says none has no split.
 
 Both are benchmark data with proposals that people rejected: the episodes say `train_on: false`
 so the SFT stage never trains an agent on them; they feed the annotation app and
@@ -20,8 +22,9 @@ so the SFT stage never trains an agent on them; they feed the annotation app and
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import orjson
@@ -42,8 +45,30 @@ THEMES = {"code": "coding", "writing": "writing"}
 NOT_FOR_TRAINING = "ProactiveBench evaluation data; its proposals include ones people rejected"
 
 
+REWARD_SPLITS = ("train", "test")
+_WORD = re.compile(r"[^a-z0-9]+")
+
+
 def is_reward_dataset(dataset: str) -> bool:
     return dataset == REWARD_PREFIX or dataset.startswith(REWARD_PREFIX + "_")
+
+
+def reward_split(file: str, dataset: str) -> str | None:
+    """The split a reward file's name says (`train_data.jsonl`, `reward_test.jsonl`), else the
+    first folder between it and its dataset's folder that says one (`reward_data/train/0.jsonl`).
+
+    A name says a split when one of its words is `train` or `test` (so `contest` does not); a
+    name with both says none. Folders above the dataset's are not read: they are not the source's.
+    """
+    path = PurePosixPath(file)
+    for name in [path.name.split(".", 1)[0], *reversed(path.parent.parts)]:
+        words = set(_WORD.split(name.lower()))
+        said = [split for split in REWARD_SPLITS if split in words]
+        if said:
+            return said[0] if len(said) == 1 else None
+        if name == dataset:
+            break
+    return None
 
 
 def reward_source_id(obs: Any, task: Any) -> str:
@@ -68,10 +93,9 @@ class ProactiveAdapter(JsonFilesAdapter):
         self, records: Iterator[ParsedRecord], dataset: str
     ) -> Iterator[StandardRecord | Rejection]:
         if is_reward_dataset(dataset):
-            split = dataset[len(REWARD_PREFIX) + 1 :] or None
             for record in records:
                 try:
-                    standard = reward_episode(record.value, split)
+                    standard = reward_episode(record.value, reward_split(record.file, dataset))
                 except RecordRejected as exc:
                     yield Rejection(record, exc.reason, exc.detail)
                     continue

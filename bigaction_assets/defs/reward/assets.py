@@ -26,7 +26,7 @@ from bigaction_assets.schemas.reward import (
 
 GROUP = "reward"
 ITEMS_VERSION = "1"
-REWARD_VERSION = f"1.p{PROMPT_VERSION}"
+REWARD_VERSION = f"2.p{PROMPT_VERSION}"  # 2: a source file's own split stands
 
 
 class AnnotationItemsConfig(dg.Config):
@@ -40,9 +40,10 @@ class AnnotationItemsConfig(dg.Config):
 
 class RewardExamplesConfig(dg.Config):
     test_per_category: int = 30
-    """Judged proposals per category (MN, CR, CD, FA) in the test set."""
+    """Judged proposals per category (MN, CR, CD, FA) drawn to the test set from those that
+    come without a split (the annotation app's); a source file's own split always stands."""
     seed: int = 42
-    """Seed of the test-set draw."""
+    """Seed of that draw."""
     web_test_share: float = 0.1
     """Share of web-step prompts whose pairs go to the test set."""
 
