@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LANDING = ROOT / "landing"
 BUNDLED = sorted((LANDING / "adp").glob("*.json"))
 SHARED_ADP = ROOT.parent / "shared" / "data" / "adp"
-SHARED = sorted(SHARED_ADP.glob("*/sample_std.json")) if SHARED_ADP.is_dir() else []
+# Every dataset folder there, found by listing it: a folder the test cannot read fails it.
+SHARED = sorted(p for p in SHARED_ADP.iterdir() if p.is_dir()) if SHARED_ADP.is_dir() else []
 
 
 def round_trip(standard: StandardRecord) -> dict[str, Any]:
@@ -62,15 +63,19 @@ def test_bundled_lake_round_trip(path, tmp_lake, ingest_dataset, write_std_table
 
 
 @pytest.mark.skipif(not SHARED, reason=f"no shared ADP samples at {SHARED_ADP}")
-@pytest.mark.parametrize("path", SHARED, ids=lambda p: p.parent.name)
-def test_shared_samples_round_trip(path, tmp_path, ingest_dataset, write_std_tables):
-    assert_codec_round_trip(path)
+@pytest.mark.parametrize("folder", SHARED, ids=lambda p: p.name)
+def test_shared_samples_load_and_round_trip(folder, tmp_path, ingest_dataset, write_std_tables):
+    """Every ADP dataset folder: its standardized sample loads with 0 rejects and comes back
+    from the codec and from the lake exactly as it was."""
+    sample = folder / "sample_std.json"
+    assert sample.is_file(), f"{folder.name} has no sample_std.json"
+    assert_codec_round_trip(sample)
     # the landing layout wants `<landing>/adp/<name>.json`
-    landing_file = tmp_path / "landing" / "adp" / f"{path.parent.name}.json"
+    landing_file = tmp_path / "landing" / "adp" / f"{folder.name}.json"
     landing_file.parent.mkdir(parents=True)
-    landing_file.write_bytes(path.read_bytes())
+    landing_file.write_bytes(sample.read_bytes())
     assert_lake_round_trip(
-        landing_file, path.parent.name, tmp_path / "lake", ingest_dataset, write_std_tables
+        landing_file, folder.name, tmp_path / "lake", ingest_dataset, write_std_tables
     )
 
 
