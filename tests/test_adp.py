@@ -231,3 +231,22 @@ def test_export_of_one_dataset_ignores_other_datasets(tmp_path, ingest_dataset, 
         write_std_tables(tmp_path / "lake", f"adp.{name}", result.tables)
     for name in ("copy_a", "copy_b"):
         assert list(adp_export.iter_trajectories(tmp_path / "lake", f"adp.{name}")) == load(source)
+
+
+@pytest.mark.parametrize(
+    ("details", "source", "expected"),
+    [
+        ({"resolved": "True"}, "swe-gym", True),  # SWE-Gym writes Python's spelling
+        ({"resolved": False}, "swe-gym", False),
+        ({"resolved": "maybe"}, "swe-gym", None),
+        ({"exit_status": "submitted"}, "nebius", None),  # a run's own claim records nothing
+        ({}, "webarena_successful", True),  # a dataset of successful runs
+        ({"resolved": "False"}, "webarena_successful", False),  # the record itself comes first
+        ({}, "synatra", None),
+    ],
+)
+def test_task_completed_only_where_the_source_records_it(details, source, expected):
+    value = trajectory(details=details)
+    standard = import_trajectory(copy.deepcopy(value), source=source)
+    assert standard.episode["task_completed"] is expected
+    assert round_trip(standard) == value

@@ -30,6 +30,15 @@ from bigaction_assets.sft.tools import KNOWN_TOOLS, infer_spec, tools_for_calls
         ("execute_x", {"code": "__import__('os').system('x')"},
          {"code": "__import__('os').system('x')"}),  # never evaluated, only literals
         ("new_tab", {}, {}),
+        # ADP's quoting without escapes (nebius SWE-agent, OpenHands): a real newline or an
+        # inner quote makes it no literal, yet the quotes are not part of the value
+        ("edit", {"start_line": 5, "replacement_text": '"import a\nb = "x"\n"'},
+         {"start_line": 5, "replacement_text": 'import a\nb = "x"\n'}),
+        ("delegate_to_agent", {"agent": '"CodeActAgent"', "task": '"Go to "https://x.org""'},
+         {"agent": "CodeActAgent", "task": 'Go to "https://x.org"'}),
+        # a plain argument beside it: the call is not quoted, every value stays as written
+        ("str_replace_editor", {"command": "create", "file_text": '"a"\n"b"'},
+         {"command": "create", "file_text": '"a"\n"b"'}),
     ],
 )  # fmt: skip
 def test_decode_arguments(function, kwargs, expected):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-SCHEMA_VERSION = 2  # 2: events.source is now events.actor
+SCHEMA_VERSION = 3  # 2: events.source is now events.actor; 3: episodes.task_completed
 
 EVENT_KINDS = (
     "text_observation",
@@ -38,6 +38,11 @@ class EpisodeSchema(pa.DataFrameModel):
     domain: str = pa.Field(nullable=True, description="Top-level domain category (Mind2Web).")
     subdomain: str = pa.Field(nullable=True, description="Sub-domain category (Mind2Web).")
     details: str = pa.Field(description="Source-specific fields as a JSON object.")
+    task_completed: bool = pa.Field(
+        nullable=True,
+        description="Whether the source records the task as completed: true, false, or null "
+        "when it does not say (a run's own claim is not a record).",
+    )
     num_events: pl.Int32 = pa.Field(ge=0, description="Number of rows in `events`.")
     content_sha: str = pa.Field(
         str_matches=SHA256_HEX, description="sha256 of the episode's events, for dedup."

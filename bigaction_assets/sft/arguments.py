@@ -50,6 +50,19 @@ def python_literal(text: str) -> Any:
         return NOT_A_LITERAL
 
 
+def loosely_quoted(text: str) -> Any:
+    """The text inside the double quotes ADP put around a value without escaping it, or
+    `NOT_A_LITERAL`.
+
+    Some ADP converters quote every string argument as `'"' + value + '"'`, so a value holding
+    a newline or a double quote of its own (an edit's replacement text, a delegated task in
+    JSON) is not a Python literal. Read only after `python_literal` refused the text.
+    """
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return text[1:-1]
+    return NOT_A_LITERAL
+
+
 def _fits(value: Any, declared: str | list[str] | None) -> bool:
     if declared is None:
         return json_type(value) is not None
@@ -63,8 +76,9 @@ def decode_arguments(kwargs: str | None, spec: ToolSpec | None = None) -> dict[s
 
     ADP writes every web argument as a Python literal (`{"bid": "\\"93\\""}`), while other
     sources (SWE-smith's editor, Mind2Web) give plain values. A call is treated as
-    literal-encoded only when every string argument parses as a literal; a decoded value is
-    kept only if it fits the type the spec declares, so `"8635"` stays a string id.
+    literal-encoded only when every string argument parses as a literal or is wrapped in
+    double quotes (`loosely_quoted`); a decoded value is kept only if it fits the type the
+    spec declares, so `"8635"` stays a string id.
 
     Args:
         kwargs: The event's `kwargs` column (a JSON object as text), or None.
@@ -82,9 +96,12 @@ def decode_arguments(kwargs: str | None, spec: ToolSpec | None = None) -> dict[s
     literals = {}
     for key, value in present.items():
         if isinstance(value, str):
-            literals[key] = python_literal(value)
-            if literals[key] is NOT_A_LITERAL:
+            literal = python_literal(value)
+            if literal is NOT_A_LITERAL:
+                literal = loosely_quoted(value)
+            if literal is NOT_A_LITERAL:
                 return present  # one plain argument: the call was not literal-encoded
+            literals[key] = literal
     decoded: dict[str, Any] = {}
     for key, value in present.items():
         literal = literals.get(key, NOT_A_LITERAL)

@@ -107,8 +107,11 @@ def render_observation(event: Event) -> str:
     return str(event.get("content") or "")
 
 
-def _call_of(event: Event, episode_id: str, final_message: bool) -> tuple[ToolCall | None, str]:
-    """The action's call (None for a plain message) and the assistant text that goes with it."""
+def _call_of(
+    event: Event, episode_id: str, final_message: bool, completed: bool | None = None
+) -> tuple[ToolCall | None, str]:
+    """The action's call (None for a plain message) and the assistant text that goes with it;
+    a final message's finish call says `task_completed` only when the source records it."""
     idx = int(event["idx"])
     thought = str(event.get("description") or "")
     kind = event["kind"]
@@ -118,6 +121,8 @@ def _call_of(event: Event, episode_id: str, final_message: bool) -> tuple[ToolCa
             return None, "\n\n".join(part for part in (thought, message) if part)
         marked = _FINISH_MARKUP.match(message)
         answer = {"message": marked.group(1).strip() if marked else message}
+        if completed is not None:
+            answer["task_completed"] = "true" if completed else "false"
         return ToolCall(tool_call_id(episode_id, idx), FINISH_TOOL.name, answer), thought
     if kind == "code_action":
         spec = code_tool(event.get("language"))
@@ -138,7 +143,7 @@ def build_conversation(
     """Turns and tool calls of one episode, with each action's thought as assistant text.
 
     Args:
-        episode: The episode row (only `episode_id` is read).
+        episode: The episode row (`episode_id`, and `task_completed` for the finish call).
         events: Its event rows.
         render_observation: Text shown for an observation event (e.g. an HTML renderer with
             a token budget); the default shows the accessibility tree.
@@ -164,7 +169,7 @@ def build_conversation(
         if id(event) in action_ids:
             answer_pending()
             final = event is last_action
-            call, text = _call_of(event, episode_id, final_message=final)
+            call, text = _call_of(event, episode_id, final, episode.get("task_completed"))
             turns.append(Turn("assistant", text, tool_calls=[call] if call else []))
             pending = call if call is not None and call.name != FINISH_TOOL.name else None
             continue

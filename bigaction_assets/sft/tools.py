@@ -157,6 +157,12 @@ FINISH_TOOL = _spec(
     "Finish the task with a final message to the user.",
     ("message",),
     message=_string("Final message or answer."),
+    # OpenHands' finish tool spells it so; we fill it only where the source records the outcome
+    task_completed={
+        "type": "string",
+        "enum": ["true", "false", "partial"],
+        "description": "Whether the task was completed.",
+    },
 )
 ACTION_SPACES: dict[str, tuple[ToolSpec, ...]] = {
     "browser": BROWSER_TOOLS,

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from bigaction_assets.hashing import page_snapshot
+from bigaction_assets.sources.adp_outcome import recorded_completion
 from bigaction_assets.sources.base import (
     JsonFilesAdapter,
     ParsedRecord,
@@ -117,6 +118,7 @@ def import_trajectory(value: Any, source: str) -> StandardRecord:
         "domain": None,
         "subdomain": None,
         "details": _json({**details, **({"_record_extra": extra} if extra else {})}),
+        "task_completed": recorded_completion(details, source),
     }
     # markers of what the record's shape was, so that export gives back exactly that shape
     markers = {
