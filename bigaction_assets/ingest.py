@@ -17,7 +17,13 @@ import pyarrow.compute as pc
 from bigaction_assets.lake import iter_partition_batches
 from bigaction_assets.schemas.standardized import SCHEMA_VERSION
 from bigaction_assets.sources import partition_key
-from bigaction_assets.sources.base import ParsedRecord, Rejection, SourceAdapter, StandardRecord
+from bigaction_assets.sources.base import (
+    ParsedRecord,
+    Rejection,
+    SourceAdapter,
+    StandardRecord,
+    Tally,
+)
 from bigaction_assets.sources.jsonstream import UNPARSED
 
 REJECT_TEXT_CHARS = 4_000
@@ -32,6 +38,9 @@ EVENT_COLUMNS = (
     "content", "name", "function", "kwargs", "language", "description", "url", "axtree",
     "html_sha", "viewport_width", "viewport_height", "image_path", "bbox", "extra",
 )  # fmt: skip
+# Rows of this name carry an adapter's `Tally` (`name`, `count`) to the stage's metadata.
+TALLIES = "tallies"
+RECORDED = "recorded"  # events.thought_source of a thought that came with the record
 
 
 def discover(landing: Path, registry: dict[str, SourceAdapter]) -> dict[str, list[Path]]:
@@ -143,7 +152,9 @@ def standardize(
     ambiguous_ids: set[str] = frozenset(),
 ) -> Iterator[Row]:
     """Raw records of one dataset as rows of episodes, events, dom_snapshots, web_candidates
-    and rejects. Every raw record ends up in exactly one episode or one reject.
+    and rejects, and `TALLIES` rows of what the adapter counted. Every raw record ends up in
+    exactly one episode or one reject, except an ADP thought cache, whose thoughts join the
+    actions they are keyed to (and whose mismatches are rejects).
 
     Unreadable rows (with an `error`) are rejected here too, but only once the adapter asks for
     the next readable one; a caller streaming a large partition hands them to
@@ -179,6 +190,9 @@ def standardize(
     for result in adapter.standardize(readable(), dataset):
         yield from read_rejects
         read_rejects.clear()
+        if isinstance(result, Tally):
+            yield Row(TALLIES, {"name": result.name, "count": result.count})
+            continue
         if isinstance(result, Rejection):
             yield _rejection_row(adapter, dataset, result)
             continue
@@ -220,6 +234,8 @@ def _event_rows(result: StandardRecord) -> list[dict[str, Any]]:
     for idx, event in enumerate(result.events):
         row = {"idx": idx, "kind": event["kind"], "actor": event["actor"]}
         row.update({column: event.get(column) for column in EVENT_COLUMNS})
+        recorded = RECORDED if (row["description"] or "").strip() else None
+        row["thought_source"] = event.get("thought_source") or recorded
         rows.append(row)
     return rows
 

@@ -71,6 +71,7 @@ class StagedTables:
         }
         self.previews: dict[str, list[dict[str, Any]]] = {name: [] for name in tables}
         self.reasons: Counter[str] = Counter()
+        self.tallies: Counter[str] = Counter()
         self.usable = True
 
     def __enter__(self) -> StagedTables:
@@ -81,6 +82,9 @@ class StagedTables:
             self.abandon()
 
     def add(self, row: ingest.Row) -> None:
+        if row.table == ingest.TALLIES:
+            self.tallies[row.values["name"]] += row.values["count"]
+            return
         self.sinks[row.table].add(row.values)
         if row.table == "rejects":
             self.reasons[row.values["reason"]] += 1
@@ -112,6 +116,7 @@ class StagedTables:
             "totals": {name: sink.total for name, sink in self.sinks.items()},
             "previews": self.previews,
             "rejects_by_reason": dict(self.reasons),
+            "tallies": dict(self.tallies),
         }
         path = manifest_path(self.lake, self.key)
         tmp = path.with_name(f"{path.name}.{self.pass_id}.tmp")

@@ -68,6 +68,7 @@ def run_ingest(adapter: SourceAdapter, dataset: str, files: list[Path], landing:
     raw = list(ingest.raw_records(adapter, dataset, files, landing))
     ambiguous = ingest.repeated_ids(row["record_id"] for row in raw)
     tables: dict[str, list[dict[str, Any]]] = {name: [] for name in STANDARDIZED_MODELS}
+    tables[ingest.TALLIES] = []
     for row in ingest.standardize(adapter, dataset, raw, ambiguous):
         tables[row.table].append(row.values)
     return Ingested(raw, tables)
@@ -78,7 +79,7 @@ def write_standardized(
 ) -> None:
     """Validate each table against its pandera contract and write it as one lake partition."""
     for name, rows in tables.items():
-        if rows:
+        if rows and name in STANDARDIZED_MODELS:  # tallies are metadata, not a table
             frame_ = frame(STANDARDIZED_MODELS[name], rows)
             lake.write_partition(lake_root, "standardized", name, partition, frame_)
 

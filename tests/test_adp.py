@@ -11,6 +11,7 @@ import pytest
 
 from bigaction_assets import adp_export
 from bigaction_assets.sources.adp import ADAPTER, export_trajectory, import_trajectory
+from bigaction_assets.sources.adp_thoughts import CACHE_SUFFIX
 from bigaction_assets.sources.base import RecordRejected, StandardRecord
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,17 +67,27 @@ def test_bundled_lake_round_trip(path, tmp_lake, ingest_dataset, write_std_table
 @pytest.mark.parametrize("folder", SHARED, ids=lambda p: p.name)
 def test_shared_samples_load_and_round_trip(folder, tmp_path, ingest_dataset, write_std_tables):
     """Every ADP dataset folder: its standardized sample loads with 0 rejects and comes back
-    from the codec and from the lake exactly as it was."""
+    from the codec and from the lake exactly as it was, with ADP's thought cache beside it
+    where the folder has one."""
     sample = folder / "sample_std.json"
     assert sample.is_file(), f"{folder.name} has no sample_std.json"
     assert_codec_round_trip(sample)
-    # the landing layout wants `<landing>/adp/<name>.json`
-    landing_file = tmp_path / "landing" / "adp" / f"{folder.name}.json"
-    landing_file.parent.mkdir(parents=True)
-    landing_file.write_bytes(sample.read_bytes())
-    assert_lake_round_trip(
-        landing_file, folder.name, tmp_path / "lake", ingest_dataset, write_std_tables
-    )
+    # the landing layout wants `<landing>/adp/<name>.json` (+ `<name>.generated_thoughts.json`)
+    landing = tmp_path / "landing" / "adp"
+    landing.mkdir(parents=True)
+    (landing / f"{folder.name}.json").write_bytes(sample.read_bytes())
+    cache = folder / "generated_thoughts.json"
+    if cache.is_file():
+        (landing / f"{folder.name}{CACHE_SUFFIX}").write_bytes(cache.read_bytes())
+    files = ADAPTER.dataset_files(landing)[folder.name]
+    assert len(files) == 1 + cache.is_file()
+    result = ingest_dataset(ADAPTER, folder.name, files, landing.parent)
+    assert result.rows("rejects") == []
+    used = {r["name"]: r["count"] for r in result.rows("tallies")}.get("adp_thoughts_used", 0)
+    assert (used > 0) == cache.is_file()
+    write_std_tables(tmp_path / "lake", f"adp.{folder.name}", result.tables)
+    exported = adp_export.iter_trajectories(tmp_path / "lake", f"adp.{folder.name}")
+    assert list(exported) == load(sample)
 
 
 def test_repeated_ids_in_a_dataset_survive_the_lake(tmp_path, ingest_dataset, write_std_tables):

@@ -151,7 +151,7 @@ def test_invalid_replies_become_failures_with_reasons_never_thoughts(build, dags
     assert all(r["thought"] is None and r["failure_reason"] == "refusal" for r in failed)
     assert meta["invalid_replies_by_reason"]["refusal"] >= len(failed)
     sources = metadata(result, "sft_examples")["thought_sources"]
-    assert set(sources) <= {"generated", "partial"} and "partial" in sources
+    assert set(sources) <= {"generated", "generated+none"} and "generated+none" in sources
 
 
 def test_sft_takes_recorded_thoughts_first_and_says_where_they_came_from(build, dagster_lake):
@@ -161,7 +161,7 @@ def test_sft_takes_recorded_thoughts_first_and_says_where_they_came_from(build, 
     rows = thought_rows(dagster_lake, WEBARENA)
     assert len(rows) == len(server.requests) == 2  # only the two actions without a thought
     sources = metadata(result, "sft_examples")["thought_sources"]
-    assert sources.get("mixed", 0) >= 1 and sources.get("recorded", 0) >= 1
+    assert sources.get("recorded+generated", 0) >= 1 and sources.get("recorded", 0) >= 1
     glob = dagster_lake.table("sft", "sft_examples", WEBARENA).as_posix()
     texts = [r[0] for r in duckdb.sql(f"select openai from '{glob}'").fetchall()]
     for row in rows:

@@ -137,16 +137,28 @@ def test_the_template_hash_follows_the_files(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("thoughts", "source"),
     [
-        ([("x", False), ("y", False)], "recorded"),
-        ([("x", True), ("y", True)], "generated"),
-        ([("x", False), ("y", True)], "mixed"),
-        ([("x", True), (None, False)], "partial"),
-        ([(None, False), (None, False)], "none"),
+        ([("x", None), ("y", None)], "recorded"),
+        ([("x", "generated"), ("y", "generated")], "generated"),
+        ([("x", None), ("y", "generated")], "recorded+generated"),
+        ([("x", "generated"), (None, None)], "generated+none"),
+        ([(None, None), (None, None)], "none"),
+        ([("x", "adp_generated"), ("y", None)], "recorded+adp_generated"),
+        (
+            [("x", "adp_generated"), (None, None), ("z", "generated")],
+            "adp_generated+generated+none",
+        ),
+        ([], "none"),  # no action at all
     ],
 )
 def test_sft_says_where_its_thoughts_came_from(thoughts, source):
+    """Each action's kind: a generated mark from the thoughts stage, `events.thought_source`
+    for ADP's cached ones, else recorded; an action with no text has none."""
     events = [
-        {"kind": "api_action", "actor": "agent", "description": text, "thought_generated": gen}
-        for text, gen in thoughts
-    ]
+        {
+            "kind": "api_action", "actor": "agent", "description": text,
+            "thought_generated": origin == "generated",
+            "thought_source": "adp_generated" if origin == "adp_generated" else None,
+        }
+        for text, origin in thoughts
+    ]  # fmt: skip
     assert thought_source(events) == source

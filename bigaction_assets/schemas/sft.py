@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import pandera.polars as pa
 import polars as pl
 
 from bigaction_assets.sft.formats import SFT_FORMATS  # noqa: F401 - re-exported
 
-THOUGHT_SOURCES = ("recorded", "generated", "mixed", "partial", "none")
+# Where an action's thought came from: recorded with it, ADP's thought cache, the thoughts
+# stage, or nowhere. An example names the kinds its actions show, joined by "+" in this order.
+THOUGHT_KINDS = ("recorded", "adp_generated", "generated", "none")
+THOUGHT_SOURCES = tuple(
+    "+".join(kinds)
+    for size in range(1, len(THOUGHT_KINDS) + 1)
+    for kinds in combinations(THOUGHT_KINDS, size)
+)
 
 
 class SftExampleSchema(pa.DataFrameModel):
@@ -27,7 +36,8 @@ class SftExampleSchema(pa.DataFrameModel):
     turns: pl.Int32 = pa.Field(ge=0, description="Messages after the system prompt.")
     thought_source: str = pa.Field(
         isin=THOUGHT_SOURCES,
-        description="Whether its thoughts were recorded, generated, both, partly, or not.",
+        description="Where its actions' thoughts came from: the kinds they show, joined by + "
+        "(recorded, adp_generated, generated; none: an action without one).",
     )
     content_sha: str = pa.Field(description="Hash of the trained-on content, for dedup.")
     openai: str = pa.Field(

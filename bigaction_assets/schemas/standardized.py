@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-SCHEMA_VERSION = 3  # 2: events.source is now events.actor; 3: episodes.task_completed
+SCHEMA_VERSION = 3  # 2: events.source is now events.actor; 3: task_completed, thought_source
 
 EVENT_KINDS = (
     "text_observation",
@@ -17,6 +17,9 @@ EVENT_KINDS = (
 )
 ACTION_KINDS = ("api_action", "code_action", "message_action")
 EVENT_ACTORS = ("user", "agent", "environment")
+# Where a thought in events.description came from: the source's own record of the action, or
+# the thoughts ADP's generator wrote into a dataset's `generated_thoughts.json`.
+THOUGHT_ORIGINS = ("recorded", "adp_generated")
 SHA256_HEX = r"^[0-9a-f]{64}$"
 
 
@@ -71,6 +74,12 @@ class EventSchema(pa.DataFrameModel):
     kwargs: str = pa.Field(nullable=True, description="api_action arguments, JSON, as given.")
     language: str = pa.Field(nullable=True, description="Language of a code_action.")
     description: str = pa.Field(nullable=True, description="The thought behind an action.")
+    thought_source: str = pa.Field(
+        nullable=True,
+        isin=THOUGHT_ORIGINS,
+        description="Where `description` came from: `recorded` with the action, "
+        "`adp_generated` from ADP's thought cache; null when there is none.",
+    )
     url: str = pa.Field(nullable=True, description="Page URL of a web observation.")
     axtree: str = pa.Field(nullable=True, description="Accessibility tree of a web observation.")
     html_sha: str = pa.Field(

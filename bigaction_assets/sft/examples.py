@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 
 from bigaction_assets.event_marks import GENERATED
+from bigaction_assets.schemas.sft import THOUGHT_KINDS
 from bigaction_assets.sft.conversation import ACTION_KINDS, Conversation, build_conversation
 from bigaction_assets.sft.counting import conversation_tokens
 from bigaction_assets.sft.formats import SFT_FORMATS
@@ -75,18 +76,23 @@ def content_key(conversation: Conversation) -> str:
     return content_hash([conversation.system, tools, turns])
 
 
+def action_thought_kind(event: Mapping[str, Any]) -> str:
+    """Where an action's thought came from: `recorded` with it, `adp_generated` (ADP's thought
+    cache, kept in `events.thought_source`), `generated` by the thoughts stage, or `none`."""
+    if not (event.get("description") or "").strip():
+        return "none"
+    if event.get(GENERATED):
+        return "generated"
+    return event.get("thought_source") or "recorded"
+
+
 def thought_source(events: Iterable[Mapping[str, Any]]) -> str:
-    """`recorded` when every agent action carries its recorded thought, `generated` when every
-    one carries a generated thought, `mixed` when every one carries one of either kind,
-    `partial` when only some do, else `none`."""
+    """The kinds of thought the episode's agent actions show, joined by `+` in the order of
+    `THOUGHT_KINDS`: `recorded`, `recorded+adp_generated`, `generated+none` (some actions
+    have no thought), ...; `none` for an episode without actions."""
     actions = [e for e in events if e["kind"] in ACTION_KINDS and e.get("actor") == "agent"]
-    with_thought = [e for e in actions if e.get("description")]
-    generated = sum(1 for e in with_thought if e.get(GENERATED))
-    if not actions or len(with_thought) < len(actions):
-        return "partial" if with_thought else "none"
-    if generated == 0:
-        return "recorded"
-    return "generated" if generated == len(actions) else "mixed"
+    kinds = {action_thought_kind(action) for action in actions}
+    return "+".join(kind for kind in THOUGHT_KINDS if kind in kinds) or "none"
 
 
 def episode_examples(

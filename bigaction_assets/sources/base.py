@@ -45,6 +45,15 @@ class Rejection:
     detail: str
 
 
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """A count an adapter reports about its input that is neither an episode nor a reject,
+    e.g. cached thoughts of trajectories the dataset does not hold; it shows in metadata."""
+
+    name: str
+    count: int
+
+
 class RecordRejected(Exception):
     """Raised by adapter code for a record it cannot standardize; becomes a `rejects` row."""
 
@@ -78,8 +87,9 @@ class SourceAdapter(Protocol):
 
     def standardize(
         self, records: Iterator[ParsedRecord], dataset: str
-    ) -> Iterator[StandardRecord | Rejection]:
-        """Episodes (or rejections) for a dataset's readable records, in order."""
+    ) -> Iterator[StandardRecord | Rejection | Tally]:
+        """Episodes (or rejections) for a dataset's readable records, in order, and any
+        tallies about the input."""
         ...
 
     def redistributable(self, dataset: str) -> bool:

@@ -8,13 +8,19 @@ from pathlib import Path
 _VALID_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")
 
 
-def find_datasets(folder: Path, suffixes: tuple[str, ...]) -> dict[str, list[Path]]:
-    """`<folder>/<name>.<suffix>` and `<folder>/<name>/*.<suffix>` are both dataset `name`."""
+def find_datasets(
+    folder: Path, suffixes: tuple[str, ...], companions: tuple[str, ...] = ()
+) -> dict[str, list[Path]]:
+    """`<folder>/<name>.<suffix>` and `<folder>/<name>/*.<suffix>` are both dataset `name`.
+
+    Files named `<name><companion>` beside them are not datasets: the adapter that names the
+    companion suffix attaches them to dataset `name` itself.
+    """
     datasets: dict[str, list[Path]] = {}
     if not folder.is_dir():
         return datasets
     for entry in sorted(folder.iterdir()):
-        if entry.name.startswith("."):
+        if entry.name.startswith(".") or entry.name.endswith(companions):
             continue
         if entry.is_dir():
             files = sorted(p for p in entry.rglob("*") if p.is_file() and p.suffix in suffixes)

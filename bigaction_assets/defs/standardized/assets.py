@@ -26,7 +26,7 @@ from bigaction_assets.sink import ValidatedSink
 from bigaction_assets.sources import split_partition_key
 from bigaction_assets.sources.base import SourceAdapter
 
-STANDARDIZE_VERSION = "3"  # 2: events.source renamed actor; 3: episodes.task_completed
+STANDARDIZE_VERSION = "3"  # 2: events.source renamed actor; 3: task_completed, thought_source
 GROUP = "standardized"
 PREVIEW_ROWS = 5
 # Texts a preview leaves out for sources whose adapter `holds_personal_data` (telemetry): run
@@ -87,10 +87,10 @@ def standardized_tables(
     # The raw step standardized the records in its own pass when it could (see `staging`).
     staged = staging.take(lake.root, GROUP, key, list(TABLES), STANDARDIZE_VERSION)
     if staged is None:
-        totals, previews, reasons = _standardize_raw_table(lake, adapter, dataset, key)
+        totals, previews, reasons, tallies = _standardize_raw_table(lake, adapter, dataset, key)
     else:
         totals, previews = staged["totals"], staged["previews"]
-        reasons = Counter(staged["rejects_by_reason"])
+        reasons, tallies = Counter(staged["rejects_by_reason"]), Counter(staged["tallies"])
     lake.refresh_catalog(context.log)
     hidden = PERSONAL_COLUMNS if getattr(adapter, "holds_personal_data", False) else frozenset()
     for name, (_, _, preview_columns) in TABLES.items():
@@ -102,15 +102,19 @@ def standardized_tables(
         }
         if name in ("episodes", "rejects"):
             metadata["rejects_by_reason"] = dict(reasons)
+        if name == "episodes" and tallies:  # what the adapter counted beyond rows and rejects
+            metadata["input_tallies"] = dict(sorted(tallies.items()))
         yield dg.MaterializeResult(asset_key=name, metadata=metadata)
 
 
 def _standardize_raw_table(
     lake: LakeResource, adapter: SourceAdapter, dataset: str, key: str
-) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]], Counter[str]]:
-    """Standardize the raw partition into the tables; their row counts, previews and rejects."""
+) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]], Counter[str], Counter[str]]:
+    """Standardize the raw partition into the tables; their row counts, previews, rejects by
+    reason and the adapter's tallies."""
     previews: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
     reasons: Counter[str] = Counter()
+    tallies: Counter[str] = Counter()
     with ExitStack() as stack:
         stack.enter_context(ingest.collection_paused())
         sinks = {
@@ -139,6 +143,9 @@ def _standardize_raw_table(
             ),
         )
         for row in rows:
+            if row.table == ingest.TALLIES:
+                tallies[row.values["name"]] += row.values["count"]
+                continue
             sinks[row.table].add(row.values)
             if row.table == "rejects":
                 reasons[row.values["reason"]] += 1
@@ -146,4 +153,4 @@ def _standardize_raw_table(
                 previews[row.table].append(row.values)
         for sink in sinks.values():
             sink.flush()
-    return {name: sink.total for name, sink in sinks.items()}, previews, reasons
+    return {name: sink.total for name, sink in sinks.items()}, previews, reasons, tallies

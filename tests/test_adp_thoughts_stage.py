@@ -1,0 +1,81 @@
+"""The thoughts stage against a scripted local model that counts its calls: the actions whose
+thoughts ADP's cache already holds are never asked for, and SFT says where each came from."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import pyarrow.parquet as pq
+from conftest import with_llm
+from llm_server import ScriptedServer
+
+from bigaction_assets.defs.resources import LLMResource
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "adp_thoughts"
+UPSTREAM = dg.AssetSelection.groups("raw", "standardized")
+DOWNSTREAM = dg.AssetSelection.assets("thoughts", "sft_examples")
+CACHED = 13  # actions of the fixture's two trajectories that the cache holds a thought for
+
+
+def build(graph, lake, instance, key: str, server: ScriptedServer) -> dict[str, Any]:
+    """Standardize one dataset, then run thoughts and SFT on it; metadata by asset."""
+    instance.add_dynamic_partitions("datasets", [key])
+    resources = {"lake": lake.resource}
+    upstream = dg.materialize(
+        graph, partition_key=key, instance=instance, resources=resources, selection=UPSTREAM
+    )
+    llm = LLMResource(base_url=server.base_url, model="scripted-7b")
+    downstream = dg.materialize(
+        with_llm(graph, llm), partition_key=key, instance=instance, resources=resources,
+        selection=DOWNSTREAM,
+    )  # fmt: skip
+    assert upstream.success and downstream.success
+    metadata = {}
+    for result in (upstream, downstream):
+        for event in result.get_asset_materialization_events():
+            found = event.materialization.metadata
+            name = event.asset_key.path[-1]
+            metadata[name] = {k: getattr(v, "value", v) for k, v in found.items()}
+    return metadata
+
+
+def table(lake, group: str, asset: str, key: str) -> list[dict[str, Any]]:
+    return pq.read_table(lake.table(group, asset, key)).to_pylist()
+
+
+def test_cached_thoughts_cost_no_call(graph, dagster_lake, ephemeral_instance):
+    adp = dagster_lake.landing / "adp"
+    adp.mkdir()
+    for path in FIXTURE.glob("swe-gym*.json"):
+        shutil.copy(path, adp / path.name)
+    shutil.copy(FIXTURE / "swe-gym.json", adp / "bare.json")  # the same runs, no cache
+
+    with ScriptedServer() as server:
+        cached = build(graph, dagster_lake, ephemeral_instance, "adp.swe-gym", server)
+        with_cache = len(server.requests)
+        build(graph, dagster_lake, ephemeral_instance, "adp.bare", server)
+        without_cache = len(server.requests) - with_cache
+
+    events = table(dagster_lake, "standardized", "events", "adp.swe-gym")
+    actions = [e for e in events if e["kind"].endswith("_action") and e["actor"] == "agent"]
+    from_cache = {
+        (e["episode_id"], e["idx"]) for e in actions if e["thought_source"] == "adp_generated"
+    }
+    missing = {(e["episode_id"], e["idx"]) for e in actions if not e["description"]}
+    assert len(from_cache) == CACHED and missing
+    # one call per action with no thought at all: none for a thought the cache held
+    assert with_cache == len(missing) and without_cache == with_cache + CACHED
+    asked = {
+        (r["episode_id"], r["idx"])
+        for r in table(dagster_lake, "thoughts", "thoughts", "adp.swe-gym")
+    }
+    assert asked == missing and not asked & from_cache
+    assert cached["episodes"]["input_tallies"] == {
+        "adp_thoughts_for_absent_trajectories": 3,
+        "adp_thoughts_used": CACHED,
+    }
+    # every example (a window of an episode) shows all three kinds: no action without one
+    assert set(cached["sft_examples"]["thought_sources"]) == {"recorded+adp_generated+generated"}
