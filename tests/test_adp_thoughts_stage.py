@@ -79,3 +79,35 @@ def test_cached_thoughts_cost_no_call(graph, dagster_lake, ephemeral_instance):
     }
     # every example (a window of an episode) shows all three kinds: no action without one
     assert set(cached["sft_examples"]["thought_sources"]) == {"recorded+adp_generated+generated"}
+
+
+def test_the_raw_table_gives_the_same_thoughts_as_the_raw_pass(
+    graph, dagster_lake, ephemeral_instance
+):
+    """The spine standardizes in the raw step's pass, else from the raw table: with a thought
+    cache, whose record comes first, both give the same events and tallies."""
+    adp = dagster_lake.landing / "adp"
+    adp.mkdir()
+    for path in FIXTURE.glob("swe-gym*.json"):
+        shutil.copy(path, adp / path.name)
+    key = "adp.swe-gym"
+    ephemeral_instance.add_dynamic_partitions("datasets", [key])
+
+    def run(selection) -> dict[str, Any]:
+        result = dg.materialize(
+            graph, partition_key=key, instance=ephemeral_instance,
+            resources={"lake": dagster_lake.resource}, selection=selection,
+        )  # fmt: skip
+        [episodes] = [
+            e
+            for e in result.get_asset_materialization_events()
+            if e.asset_key.path[-1] == "episodes"
+        ]
+        return {k: getattr(v, "value", v) for k, v in episodes.materialization.metadata.items()}
+
+    from_pass = run(UPSTREAM)
+    events = dagster_lake.table("standardized", "events", key).read_bytes()
+    from_table = run(dg.AssetSelection.groups("standardized"))  # nothing staged any more
+    assert dagster_lake.table("standardized", "events", key).read_bytes() == events
+    assert from_pass["input_tallies"] == from_table["input_tallies"]
+    assert from_table["input_tallies"]["adp_thoughts_used"] == CACHED

@@ -54,7 +54,11 @@ def attach_caches(folder: Path, datasets: dict[str, list[Path]]) -> dict[str, li
 
 
 def read_cache_file(path: Path) -> Iterator[RawText]:
-    """The whole cache as one raw record, exactly as written (it is one JSON object)."""
+    """The whole cache as one raw record, exactly as written (it is one JSON object).
+
+    It is read whole, and its thoughts are held while the dataset is standardized: a cache is
+    a few KB per trajectory (SWE-Gym's: 1.8 MB for its 491), far less than the trajectories.
+    """
     data = path.read_bytes()
     try:
         data.decode("utf-8")
