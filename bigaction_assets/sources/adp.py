@@ -15,7 +15,7 @@ import orjson
 
 from bigaction_assets.hashing import page_snapshot
 from bigaction_assets.sources.base import (
-    JsonFilesAdapter,
+    LandingFilesAdapter,
     ParsedRecord,
     RecordRejected,
     Rejection,
@@ -51,7 +51,7 @@ _DEFAULT_ACTOR = {
 _ADP_SOURCES = ("user", "environment", "agent")
 
 
-class AdpAdapter(JsonFilesAdapter):
+class AdpAdapter(LandingFilesAdapter):
     name = "adp"
     description = "Agent Data Protocol standardized trajectories (JSON array or JSONL)."
 

@@ -15,7 +15,7 @@ import orjson
 
 from bigaction_assets.hashing import page_snapshot
 from bigaction_assets.sources.base import (
-    JsonFilesAdapter,
+    LandingFilesAdapter,
     ParsedRecord,
     RecordRejected,
     Rejection,
@@ -33,7 +33,7 @@ _TASK_FIELDS = ("annotation_id", "confirmed_task", "actions")
 _ACTION_FIELDS = ("action_uid", "operation", "pos_candidates", "neg_candidates")
 
 
-class Mind2WebAdapter(JsonFilesAdapter):
+class Mind2WebAdapter(LandingFilesAdapter):
     name = "mind2web"
     description = "Mind2Web raw tasks (JSON array of tasks) or SeeAct-style step rows (JSONL)."
     source = SOURCE

@@ -20,7 +20,7 @@ import orjson
 from bigaction_assets.dom.match import find_outer_html, interactive_elements
 from bigaction_assets.hashing import page_snapshot
 from bigaction_assets.sources.base import (
-    JsonFilesAdapter,
+    LandingFilesAdapter,
     ParsedRecord,
     RecordRejected,
     Rejection,
@@ -67,7 +67,7 @@ def record_key(value: dict[str, Any]) -> str:
     return hashlib.sha256(basis).hexdigest()[:16]
 
 
-class TheWaveAdapter(JsonFilesAdapter):
+class TheWaveAdapter(LandingFilesAdapter):
     name = "the_wave"
     description = "the-wave rows (JSONL or a JSON array): a page, a query and its grounded action."
     source = SOURCE
