@@ -7,13 +7,13 @@ element. Every candidate element of every step goes to `web_candidates` for the 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
 
 from bigaction_assets.hashing import page_snapshot
+from bigaction_assets.sources import mind2web_fields as fields
 from bigaction_assets.sources.base import (
     LandingFilesAdapter,
     ParsedRecord,
@@ -28,7 +28,6 @@ OPERATIONS = {"CLICK": "click", "TYPE": "type", "SELECT": "select_option"}
 ORIGINAL_OPS = ("CLICK", "TYPE", "SELECT", "HOVER", "ENTER")
 # the argument that carries the operation's value, per function (BrowserGym's names)
 VALUE_ARGUMENT = {"type": "text", "select_option": "options"}
-_BOUNDING_BOX = re.compile(r'"bounding_box_rect"\s*:\s*"([^"]*)"')
 _TASK_FIELDS = ("annotation_id", "confirmed_task", "actions")
 _ACTION_FIELDS = ("action_uid", "operation", "pos_candidates", "neg_candidates")
 
@@ -88,31 +87,9 @@ def _guard(record: ParsedRecord, build: Any) -> StandardRecord | Rejection:
     return standard
 
 
-def _require(value: Any, fields: tuple[str, ...], where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise RecordRejected("wrong_type", f"{where} is {type(value).__name__}, not an object")
-    for key in fields:
-        if key not in value:
-            raise RecordRejected("missing_field", f"{where} has no `{key}`")
-    return value
-
-
-def _typed(value: Any, kind: type | tuple[type, ...], where: str) -> Any:
-    """`value` if it is None or of `kind` (a bool is not a number here)."""
-    if value is None or (isinstance(value, kind) and (kind is bool or not isinstance(value, bool))):
-        return value
-    raise RecordRejected("wrong_type", f"{where} has a {type(value).__name__} where {kind} belongs")
-
-
-def _text(value: Any, where: str) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    raise RecordRejected("wrong_type", f"{where} is {type(value).__name__}, not a string")
-
-
 def import_task(task: Any, split: str | None) -> StandardRecord:
     """One raw Mind2Web task as an episode with its events, pages and candidates."""
-    task = _require(task, _TASK_FIELDS, "task")
+    task = fields.require(task, _TASK_FIELDS, "task")
     actions = task["actions"]
     if not isinstance(actions, list):
         raise RecordRejected("wrong_type", "task.actions is not a list")
@@ -134,7 +111,7 @@ def _task_from_steps(
     def build() -> StandardRecord:
         steps = []
         for row in rows:
-            value = _require(
+            value = fields.require(
                 row.value, ("annotation_id", "confirmed_task", *_ACTION_FIELDS), "step row"
             )
             previous = value.get("previous_actions") or []
@@ -161,8 +138,8 @@ def _build(
     split: str | None,
     details: dict[str, Any],
 ) -> StandardRecord:
-    annotation_id = _text(task["annotation_id"], "task.annotation_id")
-    instruction = _text(task["confirmed_task"], "task.confirmed_task")
+    annotation_id = fields.text(task["annotation_id"], "task.annotation_id")
+    instruction = fields.text(task["confirmed_task"], "task.confirmed_task")
     if not annotation_id:
         raise RecordRejected("missing_field", "task.annotation_id is empty")
     events: list[dict[str, Any]] = [
@@ -172,11 +149,11 @@ def _build(
     candidates: list[dict[str, Any]] = []
     for step, action, action_repr in steps:
         where = f"actions[{step}]"
-        action = _require(action, _ACTION_FIELDS, where)
+        action = fields.require(action, _ACTION_FIELDS, where)
         observation, snapshot = _observation(action, step, where)
         if snapshot is not None:
             snapshots.setdefault(snapshot["html_sha"], snapshot)
-        step_candidates = _candidates(action, step, where)
+        step_candidates = fields.candidates(action, step, where)
         candidates.extend(step_candidates)
         events.append(observation)
         events.append(_action(action, step, action_repr, step_candidates, where))
@@ -186,9 +163,9 @@ def _build(
         "source_split": split,
         "source_id": annotation_id,
         "task": instruction,
-        "website": _text(task.get("website"), "task.website"),
-        "domain": _text(task.get("domain"), "task.domain"),
-        "subdomain": _text(task.get("subdomain"), "task.subdomain"),
+        "website": fields.text(task.get("website"), "task.website"),
+        "domain": fields.text(task.get("domain"), "task.domain"),
+        "subdomain": fields.text(task.get("subdomain"), "task.subdomain"),
         "details": orjson.dumps(details).decode(),
     }
     return StandardRecord(episode, events, list(snapshots.values()), candidates)
@@ -197,8 +174,8 @@ def _build(
 def _observation(
     action: dict[str, Any], step: int, where: str
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    raw_html = _text(action.get("raw_html"), f"{where}.raw_html")
-    cleaned_html = _text(action.get("cleaned_html"), f"{where}.cleaned_html")
+    raw_html = fields.text(action.get("raw_html"), f"{where}.raw_html")
+    cleaned_html = fields.text(action.get("cleaned_html"), f"{where}.cleaned_html")
     snapshot = page_snapshot(raw_html, cleaned_html)
     event: dict[str, Any] = {
         "kind": "web_observation",
@@ -216,7 +193,7 @@ def _action(
     candidates: list[dict[str, Any]],
     where: str,
 ) -> dict[str, Any]:
-    operation = _require(action["operation"], ("op",), f"{where}.operation")
+    operation = fields.require(action["operation"], ("op",), f"{where}.operation")
     op = operation["op"]
     if op not in OPERATIONS:
         raise RecordRejected(
@@ -225,9 +202,9 @@ def _action(
     original_op = operation.get("original_op") or op
     if original_op not in ORIGINAL_OPS:
         raise RecordRejected("invalid_value", f"{where}.operation.original_op is {original_op!r}")
-    value = _text(operation.get("value"), f"{where}.operation.value") or ""
+    value = fields.text(operation.get("value"), f"{where}.operation.value") or ""
     function = OPERATIONS[op]
-    target = _target(action, candidates)
+    target = fields.target(action, candidates)
     kwargs: dict[str, Any] = {"bid": target["backend_node_id"] if target else None}
     if function in VALUE_ARGUMENT:
         kwargs[VALUE_ARGUMENT[function]] = value
@@ -248,81 +225,6 @@ def _action(
         "bbox": target.get("bbox") if target else None,
         "extra": orjson.dumps(extra).decode(),
     }
-
-
-def _target(action: dict[str, Any], candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The acted-on element: the original target among positives, else the page's marker."""
-    positives = [c for c in candidates if c["positive"]]
-    positives.sort(key=lambda c: not c.get("is_original_target"))
-    if positives:
-        return {**positives[0], "found_by": "pos_candidates"}
-    node = find_marked_node(action.get("raw_html") or "", str(action["action_uid"]))
-    if node is not None:
-        return {"backend_node_id": node, "bbox": None, "found_by": "raw_html_marker"}
-    return None
-
-
-def find_marked_node(raw_html: str, action_uid: str) -> str | None:
-    """backend_node_id of the element Mind2Web marked with `data_pw_testid_buckeye=<uid>`."""
-    marker = f'data_pw_testid_buckeye="{action_uid}"'
-    at = raw_html.find(marker)
-    if at < 0:
-        return None
-    tag_start = raw_html.rfind("<", 0, at)
-    tag_end = raw_html.find(">", at)
-    found = re.search(r'backend_node_id="([^"]+)"', raw_html[tag_start:tag_end])
-    return found.group(1) if found else None
-
-
-def _candidates(action: dict[str, Any], step: int, where: str) -> list[dict[str, Any]]:
-    rows = []
-    for key, positive in (("pos_candidates", True), ("neg_candidates", False)):
-        listed = action[key]
-        if not isinstance(listed, list):
-            raise RecordRejected("wrong_type", f"{where}.{key} is not a list")
-        for position, candidate in enumerate(listed):
-            rows.append(
-                _candidate(
-                    candidate, step, action["action_uid"], positive, f"{where}.{key}[{position}]"
-                )
-            )
-    return rows
-
-
-def _candidate(
-    candidate: Any, step: int, action_uid: str, positive: bool, where: str
-) -> dict[str, Any]:
-    candidate = _require(candidate, ("backend_node_id",), where)
-    attributes = candidate.get("attributes")
-    if attributes is not None and not isinstance(attributes, str):
-        attributes = orjson.dumps(attributes).decode()
-    return {
-        "step": step,
-        "action_uid": action_uid,
-        "backend_node_id": str(candidate["backend_node_id"]),
-        "tag": _text(candidate.get("tag"), f"{where}.tag"),
-        "attributes": attributes,
-        "positive": positive,
-        "is_original_target": _typed(candidate.get("is_original_target"), bool, where),
-        "is_top_level_target": _typed(candidate.get("is_top_level_target"), bool, where),
-        "bbox": parse_bounding_box(attributes),
-        "rank": _typed(candidate.get("rank"), int, where),
-        "score": _typed(candidate.get("score"), (int, float), where),
-    }
-
-
-def parse_bounding_box(attributes: str | None) -> list[float] | None:
-    """`bounding_box_rect` "x,y,w,h" from a candidate's attribute JSON, as four floats."""
-    if not attributes:
-        return None
-    found = _BOUNDING_BOX.search(attributes)  # a regex: candidates number in the hundreds per step
-    if found is None:
-        return None
-    try:
-        values = [float(part) for part in found.group(1).split(",")]
-    except ValueError:
-        return None
-    return values if len(values) == 4 else None
 
 
 ADAPTER = Mind2WebAdapter()
