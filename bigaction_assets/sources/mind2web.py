@@ -1,4 +1,5 @@
-"""Mind2Web: the original task JSON, and the one-step-per-row form SeeAct's examples use.
+"""Mind2Web: the original task JSON, and the one-step-per-row forms of SeeAct's examples and of
+the Hub (mind2web_clean, Multimodal-Mind2Web: `mind2web_hub`).
 
 A task becomes one episode: the instruction as a user text observation, then per action a web
 observation (its page, stored once in `dom_snapshots`) and the api action taken on the target
@@ -15,12 +16,15 @@ import orjson
 from bigaction_assets.hashing import page_snapshot
 from bigaction_assets.sources import mind2web_fields as fields
 from bigaction_assets.sources.base import (
+    JSON_SUFFIXES,
     LandingFilesAdapter,
     ParsedRecord,
     RecordRejected,
     Rejection,
     StandardRecord,
 )
+from bigaction_assets.sources.landing import shard_split
+from bigaction_assets.sources.mind2web_hub import rows_split, step_row, task_key
 
 SOURCE = "mind2web"
 SPLITS = ("train", "test_task", "test_website", "test_domain")
@@ -34,8 +38,12 @@ _ACTION_FIELDS = ("action_uid", "operation", "pos_candidates", "neg_candidates")
 
 class Mind2WebAdapter(LandingFilesAdapter):
     name = "mind2web"
-    description = "Mind2Web raw tasks (JSON array of tasks) or SeeAct-style step rows (JSONL)."
+    description = (
+        "Mind2Web raw tasks (JSON array of tasks), or step rows: SeeAct's (JSONL) and the "
+        "Hub's (mind2web_clean, Multimodal-Mind2Web Parquet shards)."
+    )
     source = SOURCE
+    suffixes = (*JSON_SUFFIXES, ".parquet")
 
     def record_id(self, value: Any) -> str | None:
         """A task's annotation_id; a step row's action_uid (a task spans several rows)."""
@@ -52,22 +60,24 @@ class Mind2WebAdapter(LandingFilesAdapter):
     def standardize(
         self, records: Iterator[ParsedRecord], dataset: str
     ) -> Iterator[StandardRecord | Rejection]:
-        split = dataset_split(dataset)
+        named = dataset_split(dataset)
         pending: list[ParsedRecord] = []  # consecutive step rows of one task
+        done: set[Any] = set()  # tasks whose rows have ended
         for record in records:
             value = record.value
             if isinstance(value, dict) and "actions" not in value and "operation" in value:
-                if pending and pending[0].value.get("annotation_id") != value.get("annotation_id"):
-                    yield from _task_from_steps(pending, split)
+                if pending and task_key(pending[0].value) != task_key(value):
+                    yield from _task_from_steps(pending, named, done)
                     pending = []
                 pending.append(record)
                 continue
             if pending:
-                yield from _task_from_steps(pending, split)
+                yield from _task_from_steps(pending, named, done)
                 pending = []
-            yield _guard(record, lambda r=record: import_task(r.value, split))
+            split = file_split(record.file) or named
+            yield _guard(record, lambda r=record, s=split: import_task(r.value, s))
         if pending:
-            yield from _task_from_steps(pending, split)
+            yield from _task_from_steps(pending, named, done)
 
 
 def dataset_split(dataset: str) -> str | None:
@@ -76,6 +86,12 @@ def dataset_split(dataset: str) -> str | None:
         if dataset == split or dataset.startswith(split + "_"):
             return split
     return None
+
+
+def file_split(file: str) -> str | None:
+    """The split a file's name gives: a Hub shard's (`test_task-00000-of-00002.parquet`), or
+    Mind2Web's own (`train_3.json`)."""
+    return shard_split(file) or dataset_split(file.rsplit("/", 1)[-1].split(".", 1)[0])
 
 
 def _guard(record: ParsedRecord, build: Any) -> StandardRecord | Rejection:
@@ -104,23 +120,37 @@ def import_task(task: Any, split: str | None) -> StandardRecord:
 
 
 def _task_from_steps(
-    rows: list[ParsedRecord], split: str | None
+    rows: list[ParsedRecord], named: str | None, done: set[Any]
 ) -> Iterator[StandardRecord | Rejection]:
-    """Step rows of one task (SeeAct's form): the step number is the count of previous actions."""
+    """Step rows of one task: the step number is the count of previous actions. A task's rows
+    must be contiguous (files are read as streams); rows that come back to an ended task are
+    rejected, since its episode is already out."""
+    key = task_key(rows[0].value)
+    if isinstance(key, str) and key in done:
+        detail = f"rows of task {key!r} resume after another task's: a task's rows must be together"
+        yield from (Rejection(row, "non_contiguous_steps", detail) for row in rows)
+        return
+    if isinstance(key, str):
+        done.add(key)
 
     def build() -> StandardRecord:
         steps = []
+        values = []
         for row in rows:
             value = fields.require(
-                row.value, ("annotation_id", "confirmed_task", *_ACTION_FIELDS), "step row"
+                step_row(row.value),
+                ("annotation_id", "confirmed_task", *_ACTION_FIELDS),
+                "step row",
             )
             previous = value.get("previous_actions") or []
             if not isinstance(previous, list):
                 raise RecordRejected("wrong_type", "step row previous_actions is not a list")
-            steps.append((len(previous), value, None))
+            steps.append((len(previous), value, value.get("action_repr")))
+            values.append(value)
         steps.sort(key=lambda step: step[0])
-        first = rows[0].value
+        first = values[0]
         previous_actions = first.get("previous_actions") or []
+        split = rows_split(values) or file_split(rows[0].file) or named
         return _build(
             first, steps, split, {"format": "step_rows", "previous_actions": previous_actions}
         )
@@ -216,6 +246,7 @@ def _action(
         "value": value,
         "action_repr": action_repr,
         "target_found_by": target["found_by"] if target else None,
+        **(action.get("source_fields") or {}),
     }
     return {
         "kind": "api_action",
