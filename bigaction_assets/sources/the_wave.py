@@ -34,6 +34,7 @@ from bigaction_assets.sources.base import (
     StandardRecord,
 )
 from bigaction_assets.sources.landing import shard_split
+from bigaction_assets.sources.selenium_calls import selenium_operation
 
 SOURCE = "the-wave"
 FIELDS = ("query", "url", "html", "selenium_ground_truth", "ground_truth_outer_html")
@@ -43,31 +44,6 @@ SPLITS = ("train", "validation", "test")
 FUNCTIONS = {"CLICK": "click", "TYPE": "type", "SELECT": "select_option"}
 VALUE_ARGUMENT = {"type": "text", "select_option": "options"}
 NO_OPERATION = "the row names the element its query is about, not the operation done to it"
-_STRING = r"""\(\s*(?:r|u)?(["'])((?:\\.|(?!\1).)*)\1"""
-_SELECT = re.compile(r"\.select_by_(?:visible_text|value)" + _STRING)
-_SELECT_INDEX = re.compile(r"\.select_by_index\(\s*(\d+)\s*\)")
-_SEND_KEYS = re.compile(r"\.send_keys" + _STRING)
-_CLICK = re.compile(r"\.click\(\s*\)")
-
-
-def _unescape(literal: str) -> str:
-    """A Python string literal's text: escaped quotes, backslashes and newlines undone."""
-    escapes = {"n": "\n", "t": "\t"}
-    return re.sub(r"\\(.)", lambda m: escapes.get(m.group(1), m.group(1)), literal)
-
-
-def selenium_operation(code: str) -> tuple[str, str]:
-    """(op, value) of the Selenium call: SELECT by text/value/index, TYPE by send_keys, CLICK."""
-    for pattern, op in ((_SELECT, "SELECT"), (_SEND_KEYS, "TYPE")):
-        found = pattern.search(code)
-        if found:
-            return op, _unescape(found.group(2))
-    found = _SELECT_INDEX.search(code)
-    if found:
-        return "SELECT", found.group(1)
-    if _CLICK.search(code):
-        return "CLICK", ""
-    raise RecordRejected("invalid_value", f"no click, send_keys or select_by_* call in {code!r}")
 
 
 def record_key(value: dict[str, Any]) -> str:
@@ -130,15 +106,16 @@ def screenshot_reference(value: Any) -> dict[str, Any] | None:
         return None
     if isinstance(value, str):
         return {"path": value}
-    image = value.get("bytes") if isinstance(value, dict) else None
-    path = value.get("path") if isinstance(value, dict) else None
-    if not isinstance(value, dict) or not (image is None or isinstance(image, dict)):
+    if not (
+        isinstance(value, dict)
+        and isinstance(value.get("bytes"), dict | None)
+        and isinstance(value.get("path"), str | None)
+    ):
         raise RecordRejected("wrong_type", f"row.{SCREENSHOT} is not an image ({{bytes, path}})")
-    if path is not None and not isinstance(path, str):
-        raise RecordRejected("wrong_type", f"row.{SCREENSHOT}.path is {type(path).__name__}")
-    if image is None and path is None:
+    image, path = value.get("bytes") or {}, value.get("path")
+    if not image and path is None:
         return None
-    return {"sha256": (image or {}).get("sha256"), "size": (image or {}).get("size"), "path": path}
+    return {"sha256": image.get("sha256"), "size": image.get("size"), "path": path}
 
 
 def import_row(value: Any, split: str) -> StandardRecord:
