@@ -36,8 +36,15 @@ def is_documentation(name: str) -> bool:
 
 def _landing_files(landing: Path) -> Iterator[Path]:
     """Every file under the landing folder but hidden ones (`.gitattributes`, the Hub client's
-    `.cache/`, the collector's temp files) and documentation."""
-    for folder, subfolders, files in os.walk(landing):
+    `.cache/`, the collector's temp files) and documentation. Symbolic links are followed, as
+    the adapters follow them (a landing folder of links to downloads), each folder once."""
+    visited: set[str] = set()
+    for folder, subfolders, files in os.walk(landing, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in visited:  # a link back up the tree, or two links to one folder
+            subfolders[:] = []
+            continue
+        visited.add(real)
         subfolders[:] = sorted(d for d in subfolders if not d.startswith("."))
         for name in sorted(files):
             if not name.startswith(".") and not is_documentation(name):

@@ -149,3 +149,20 @@ def test_first_seen_is_kept_so_a_rerun_writes_the_same_bytes(dagster_lake, ephem
     seen = dict(query(dagster_lake, "select path, first_seen from unread_landing_files"))
     assert seen["webshop/rows.jsonl"] == first_seen
     assert seen["webshop/more.jsonl"] >= first_seen
+
+
+def test_links_are_followed_like_the_adapters_follow_them(tmp_path):
+    downloads = tmp_path / "hub" / "the-wave-250"
+    downloads.mkdir(parents=True)
+    (downloads / "TheWaveMeta.csv").write_text("query,html,xpath\n", encoding="utf-8")
+    (downloads / "TheWaveMeta.zip").write_bytes(b"PK")
+    (downloads / "loop").symlink_to(tmp_path / "hub")  # a cycle must not hang the walk
+    landing = tmp_path / "landing"
+    (landing / "the_wave").mkdir(parents=True)
+    (landing / "the_wave" / "the-wave-250").symlink_to(downloads)
+
+    found = unread.unread_files(landing, adapters())
+
+    assert [(f.path, f.reason) for f in found] == [
+        ("the_wave/the-wave-250/TheWaveMeta.zip", "unsupported_extension")
+    ]
