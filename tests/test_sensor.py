@@ -193,17 +193,19 @@ def test_a_file_nothing_reads_is_warned_of_and_listed(tick, landing, capfd) -> N
     assert unread_requests(first) == [], "nothing unread: no table to list"
     landing.write_landing("webshop/episodes.jsonl", "{}\n")  # no adapter named webshop
     landing.write_landing("adp/synatra.txt", "notes")  # an ending the adp adapter does not read
+    landing.write_landing("the_wave/cut.parquet", "PAR1 and no footer")  # a dataset, unreadable
 
     capfd.readouterr()
     second = tick(first.cursor)
 
-    assert requested(second) == [], "no dataset changed"
+    assert requested(second) == ["the_wave.cut"], "its run rejects it, record by record"
     [run] = unread_requests(second)
     assert run.partition_key is None
     # the sensor's log, as the daemon prints it (and stores it with the tick for the UI)
     warned = [line for line in capfd.readouterr().err.splitlines() if " - WARNING - " in line]
     assert any("webshop/episodes.jsonl (no_adapter" in line for line in warned), warned
     assert any("adp/synatra.txt (unsupported_extension" in line for line in warned), warned
+    assert any("the_wave/cut.parquet (unreadable: not a Parquet file" in line for line in warned)
 
     third = tick(second.cursor)
     assert third.run_requests == [], "the same files: the table is current"
@@ -211,5 +213,6 @@ def test_a_file_nothing_reads_is_warned_of_and_listed(tick, landing, capfd) -> N
 
     (landing.landing / "webshop" / "episodes.jsonl").unlink()
     (landing.landing / "adp" / "synatra.txt").unlink()
+    (landing.landing / "the_wave" / "cut.parquet").unlink()
     [emptied] = unread_requests(tick(third.cursor))
     assert emptied.run_key != run.run_key, "listed again, now with nothing unread"

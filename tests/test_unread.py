@@ -115,6 +115,7 @@ def test_the_table_lists_them_in_the_catalog_and_the_check_warns(dagster_lake, e
 
     dagster_lake.write_landing("webshop/rows.jsonl", "{}\n")
     dagster_lake.write_landing("adp/synatra.csv", "a\n1\n")
+    dagster_lake.write_landing("the_wave/cut.parquet", "PAR1")
     result = materialize(dagster_lake, ephemeral_instance)
 
     assert result.success, "a warning, not a failure"
@@ -123,12 +124,14 @@ def test_the_table_lists_them_in_the_catalog_and_the_check_warns(dagster_lake, e
     rows = query(dagster_lake, "select path, size, reason from unread_landing_files order by path")
     assert rows == [
         ("adp/synatra.csv", 4, "unsupported_extension"),
+        ("the_wave/cut.parquet", 4, "unreadable"),
         ("webshop/rows.jsonl", 3, "no_adapter"),
     ]
     [materialization] = result.asset_materializations_for_node("unread_landing_files")
-    assert materialization.metadata["dagster/row_count"].value == 2
+    assert materialization.metadata["dagster/row_count"].value == 3
     assert materialization.metadata["unread_by_reason"].value == {
         "no_adapter": 1,
+        "unreadable": 1,
         "unsupported_extension": 1,
     }
     assert "webshop/rows.jsonl" in materialization.metadata["preview"].value
