@@ -33,8 +33,10 @@ LEADERBOARD_JOB_NAME = "rank_models"
 REWARD_JOB_NAME = "build_reward_examples"
 TELEMETRY_BATCHES_JOB = "ingest_telemetry_batches"
 TELEMETRY_DAY_JOB = "build_telemetry_day"
+UNREAD_JOB_NAME = "list_unread_landing_files"
 # After the datasets, in this order (the release reads the reward sets), with what is printed.
 CROSS_DATASET_JOBS = {
+    UNREAD_JOB_NAME: "unread landing files",
     FILES_JOB_NAME: "sft files",
     LEADERBOARD_JOB_NAME: "leaderboard",
     REWARD_JOB_NAME: "reward examples",
@@ -165,6 +167,18 @@ def thoughts_line(con: duckdb.DuckDBPyConnection, views: list[str]) -> str:
     )
 
 
+def unread_lines(con: duckdb.DuckDBPyConnection, views: list[str]) -> list[str]:
+    """The landing files nothing reads, with why (docs/sources.md says what each reason means)."""
+    lines = ["Unread landing files:"]
+    rows = []
+    if "unread_landing_files" in views:
+        rows = con.execute(
+            "select path, reason, detail from unread_landing_files order by path"
+        ).fetchall()
+    lines += [f"  {path}  {reason}: {detail}" for path, reason, detail in rows] or ["  none"]
+    return lines
+
+
 def summary(paths: Paths) -> str:
     """Rows per table, rejects by reason, and where to look next."""
     lines = ["", "Rows per table:"]
@@ -186,6 +200,7 @@ def summary(paths: Paths) -> str:
             lines += [f"  {dataset:<32} {reason:<18} {n:>5}" for dataset, reason, n in rows]
         if "rejects" not in views or not rows:
             lines.append("  none")
+        lines += unread_lines(con, views)
         lines.append(thoughts_line(con, views))
     sft = paths.lake.parent / "sft"
     board = paths.lake.parent / "benchmark" / "leaderboard.md"

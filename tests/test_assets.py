@@ -329,3 +329,19 @@ def test_mind2web_partition_writes_pages_and_candidates(run, dagster_lake, inges
         assert parquet_rows(dagster_lake.table(ASSET_GROUPS[asset], asset, "mind2web.train_demo"))
     assert check_results(result)["html_shas_resolve"].passed
     assert_checks_passed(result, ingest_checks)
+
+
+def test_hub_parquet_and_csv_partitions_pass_the_spine(run, dagster_lake, ingest_checks) -> None:
+    from test_the_wave_layouts import CLEAN_ROWS, PAGE, clean_shard, wave_250_csv
+
+    clean_shard(dagster_lake.landing / "the_wave" / "the-wave-clean", "test-00000-of-00001.parquet",
+                CLEAN_ROWS)  # fmt: skip
+    wave_250_csv(dagster_lake.landing / "the_wave" / "wave250.csv", [("Go", PAGE, "//a")])
+
+    for key, rows in (("the_wave.the-wave-clean", 2), ("the_wave.wave250", 1)):
+        result = run(key)
+        assert result.success
+        made = materializations(result)
+        assert meta(made["raw_records"], "dagster/row_count") == rows
+        assert meta(made["episodes"], "dagster/row_count") == rows
+        assert_checks_passed(result, ingest_checks)

@@ -21,8 +21,8 @@ from bigaction_assets.settings import PROJECT_ROOT
 SNAPSHOT = Path(__file__).parent / "snapshots" / "asset_graph.json"
 UPDATE_ENV = "UPDATE_SNAPSHOTS"
 STAGES = (
-    "raw", "standardized", "thoughts", "sft", "benchmark", "release", "telemetry", "privacy",
-    "reward",
+    "landing", "raw", "standardized", "thoughts", "sft", "benchmark", "release", "telemetry",
+    "privacy", "reward",
 )  # fmt: skip
 
 
@@ -81,7 +81,8 @@ def _serialize(snapshot: dict[str, Any]) -> str:
 def test_definitions_load(definitions: dg.Definitions) -> None:
     dg.Definitions.validate_loadable(definitions)
     assert definitions.resolve_job_def("build_dataset").partitions_def is not None
-    assert definitions.resolve_sensor_def("landing_datasets_sensor").job_name == "build_dataset"
+    sensor = definitions.resolve_sensor_def("landing_datasets_sensor")
+    assert {job.name for job in sensor.jobs} == {"build_dataset", "list_unread_landing_files"}
 
 
 def test_asset_graph_matches_snapshot(definitions: dg.Definitions) -> None:

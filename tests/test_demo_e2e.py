@@ -103,6 +103,7 @@ def test_demo_succeeds_and_prints_a_summary(demo: DemoRun) -> None:
     assert demo.result.returncode == 0, f"stdout:\n{out}\nstderr:\n{demo.result.stderr}"
     assert "Rows per table" in out
     assert "Rejects by reason" in out
+    assert "\nUnread landing files:\n  none\n" in out, "the bundled landing folder is read whole"
     for name in BUNDLED_ADP:
         assert f"ok     adp.{name}" in out
     assert "FAILED" not in out

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bigaction_assets.dom import clean_page, render, render_pruned
 from bigaction_assets.dom.match import find_outer_html, interactive_elements
+from bigaction_assets.dom.xpath import XPathInvalid, find_xpath
 from tests.conftest import BUNDLED_LANDING
 
 PAGE = """<html backend_node_id="1"><head backend_node_id="2"><title>Shop</title>
@@ -125,3 +128,15 @@ def test_interactive_elements_are_links_buttons_and_aria_widgets():
     assert [element.tag for element in found] == ["a", "a", "button", "div", "a"]
     assert found[2].attributes == {"type": "submit"}
     assert all(element.bnid in clean_page(SHOP) for element in found)
+
+
+def test_xpath_finds_elements_as_a_browser_parses_the_page() -> None:
+    numbered = '<table><tr><td><a @click="go" title="a\x01b">Go</a></td></tr></table><p>x</p>'
+    [link] = find_xpath(numbered, "/html/body/table/tbody/tr/td/a")
+    assert [e.bnid for e in interactive_elements(numbered)] == [link]
+    assert find_xpath(numbered, "/html/body/table/tr/td/a") == []  # no <tbody>: not the DOM
+    assert find_xpath(numbered, '//a[@title="ab"]') == [link], "control characters dropped"
+    captured = '<div backend_node_id="7"><button backend_node_id="12">OK</button></div>'
+    assert find_xpath(captured, "//button[text()='OK']") == ["12"]
+    with pytest.raises(XPathInvalid, match="attribute values"):
+        find_xpath(captured, "//button/@backend_node_id")

@@ -11,7 +11,8 @@ import pytest
 from conftest import land_file
 
 from bigaction_assets.hashing import sha256_text
-from bigaction_assets.sources.mind2web import ADAPTER, dataset_split, find_marked_node
+from bigaction_assets.sources.mind2web import ADAPTER, dataset_split
+from bigaction_assets.sources.mind2web_fields import find_marked_node
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEACT_STEP = ROOT / "tests" / "fixtures" / "mind2web" / "seeact_step.jsonl"

@@ -10,7 +10,8 @@ import orjson
 import pytest
 from conftest import land_file
 
-from bigaction_assets.sources.mind2web import ADAPTER, find_marked_node
+from bigaction_assets.sources.mind2web import ADAPTER
+from bigaction_assets.sources.mind2web_fields import find_marked_node
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from mind2web_synth import iter_tasks, write_tasks

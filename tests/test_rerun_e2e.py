@@ -126,3 +126,23 @@ def test_a_run_config_change_rebuilds_that_asset_and_what_reads_it(demo: Demo) -
     # and the default config again: built back (same bytes as before the change)
     output, made = demo.run()
     assert "sft files" in ran(output)
+
+
+def test_a_file_nothing_reads_is_listed_and_rebuilds_nothing_else(demo: Demo) -> None:
+    stray = demo.landing / "webshop" / "rows.jsonl"
+    stray.parent.mkdir()
+    stray.write_text("{}\n", encoding="utf-8")
+
+    output, made = demo.run()
+
+    assert ran(output) == {"unread landing files"}
+    assert made == {"lake/landing/unread_landing_files/all.parquet", "rerun/stamps.json"}
+    assert (
+        "\nUnread landing files:\n  webshop/rows.jsonl  no_adapter: nothing reads webshop/"
+        in output
+    )
+
+    shutil.rmtree(stray.parent)
+    output, made = demo.run()
+    assert ran(output) == {"unread landing files"} and "Unread landing files:\n  none" in output
+    assert demo.run()[1] == set()

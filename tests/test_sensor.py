@@ -16,6 +16,7 @@ import dagster as dg
 import pytest
 
 from bigaction_assets.definitions import defs
+from bigaction_assets.defs.raw.sensors import UNREAD_CURSOR_KEY
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 
 SENSOR = "landing_datasets_sensor"
@@ -67,7 +68,8 @@ def tick(code_location, instance, landing):
 
 
 def requested(data) -> list[str]:
-    return sorted(request.partition_key for request in data.run_requests)
+    """The datasets the tick asked to build."""
+    return sorted(r.partition_key for r in data.run_requests if r.job_name == "build_dataset")
 
 
 def added(data) -> list[str]:
@@ -87,7 +89,7 @@ def test_first_tick_requests_one_run_per_dataset_and_adds_partitions(tick, insta
         assert request.tags["dagster/partition"] == request.partition_key
     assert added(data) == expected
     assert sorted(instance.get_dynamic_partitions(PARTITIONS)) == expected
-    assert sorted(json.loads(data.cursor)) == expected
+    assert sorted(json.loads(data.cursor)) == [*expected, UNREAD_CURSOR_KEY]
 
 
 def test_second_tick_with_the_cursor_requests_nothing(tick) -> None:
@@ -175,3 +177,42 @@ def test_partition_ingested_by_a_run_is_not_requested_again(
     # the run's fingerprint is compared, not merely its existence: a changed file runs again
     same_size_edit(synatra)
     assert requested(tick(None)) == ["adp.agenttuning_mind2web", "adp.synatra"]
+
+
+# --- landing files nothing reads ---------------------------------------------------------------
+
+UNREAD_JOB = "list_unread_landing_files"
+
+
+def unread_requests(data) -> list[dg.RunRequest]:
+    return [r for r in data.run_requests if r.job_name == UNREAD_JOB]
+
+
+def test_a_file_nothing_reads_is_warned_of_and_listed(tick, landing, capfd) -> None:
+    first = tick()
+    assert unread_requests(first) == [], "nothing unread: no table to list"
+    landing.write_landing("webshop/episodes.jsonl", "{}\n")  # no adapter named webshop
+    landing.write_landing("adp/synatra.txt", "notes")  # an ending the adp adapter does not read
+    landing.write_landing("the_wave/cut.parquet", "PAR1 and no footer")  # a dataset, unreadable
+
+    capfd.readouterr()
+    second = tick(first.cursor)
+
+    assert requested(second) == ["the_wave.cut"], "its run rejects it, record by record"
+    [run] = unread_requests(second)
+    assert run.partition_key is None
+    # the sensor's log, as the daemon prints it (and stores it with the tick for the UI)
+    warned = [line for line in capfd.readouterr().err.splitlines() if " - WARNING - " in line]
+    assert any("webshop/episodes.jsonl (no_adapter" in line for line in warned), warned
+    assert any("adp/synatra.txt (unsupported_extension" in line for line in warned), warned
+    assert any("the_wave/cut.parquet (unreadable: not a Parquet file" in line for line in warned)
+
+    third = tick(second.cursor)
+    assert third.run_requests == [], "the same files: the table is current"
+    assert "webshop/episodes.jsonl" in capfd.readouterr().err, "warned of on every tick"
+
+    (landing.landing / "webshop" / "episodes.jsonl").unlink()
+    (landing.landing / "adp" / "synatra.txt").unlink()
+    (landing.landing / "the_wave" / "cut.parquet").unlink()
+    [emptied] = unread_requests(tick(third.cursor))
+    assert emptied.run_key != run.run_key, "listed again, now with nothing unread"

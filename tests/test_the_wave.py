@@ -7,7 +7,8 @@ import json
 import orjson
 import pytest
 
-from bigaction_assets.sources.the_wave import ADAPTER, selenium_operation
+from bigaction_assets.sources.selenium_calls import selenium_operation
+from bigaction_assets.sources.the_wave import ADAPTER
 from tests.conftest import BUNDLED_LANDING, land_file, run_ingest
 
 DEMO = BUNDLED_LANDING / "the_wave" / "test_demo.jsonl"

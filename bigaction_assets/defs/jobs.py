@@ -13,6 +13,13 @@ dataset_job = dg.define_asset_job(
     ),
 )
 
+unread_files_job = dg.define_asset_job(
+    "list_unread_landing_files",
+    selection=dg.AssetSelection.assets("unread_landing_files"),
+    description="Lists the landing files nothing reads, with why (the landing sensor runs it "
+    "when that list changes).",
+)
+
 sft_files_job = dg.define_asset_job(
     "write_sft_files",
     selection=dg.AssetSelection.assets("sft_files"),

@@ -1,5 +1,6 @@
 """Inputs of each asset that the asset graph does not show: landing files, folders of
-predictions and forget requests, the annotation app's labels, and settings from the environment.
+predictions and forget requests, the landing files nothing reads, the annotation app's labels,
+and settings from the environment.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from bigaction_assets.rerun.fingerprint import files_fingerprint, folder_fingerprint
+from bigaction_assets.sources import adapters
+from bigaction_assets.unread import listing_fingerprint, unread_files
 
 # Settings of the model the LLM stages call: another model (or none) is another output.
 LLM_SETTINGS = (
@@ -51,6 +54,7 @@ def extra_inputs(
     predictions = Path((configs.get("eval_results") or {}).get("predictions", "predictions"))
     predictions = predictions if predictions.is_absolute() else landing / predictions
     return {
+        "unread_landing_files": listing_fingerprint(unread_files(landing, adapters())),
         "thoughts": llm,
         "model_answers": llm,
         "eval_results": folder_fingerprint(predictions)

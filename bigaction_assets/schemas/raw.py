@@ -24,3 +24,26 @@ class RawRecordSchema(pa.DataFrameModel):
         name = "raw_records"
         strict = True
         coerce = True
+
+
+UNREAD_REASONS = ("no_adapter", "unsupported_extension", "not_in_a_dataset", "unreadable")
+
+
+class UnreadLandingFileSchema(pa.DataFrameModel):
+    """One row per landing file that nothing reads, with why."""
+
+    path: str = pa.Field(unique=True, description="The file, relative to the landing folder.")
+    size: pl.Int64 = pa.Field(ge=0, description="Its size in bytes.")
+    reason: str = pa.Field(
+        isin=UNREAD_REASONS,
+        description="no_adapter (a folder no adapter reads), unsupported_extension (a file "
+        "ending its adapter does not read), not_in_a_dataset (not where its adapter looks), "
+        "unreadable (Parquet cannot open it).",
+    )
+    detail: str = pa.Field(description="What is wrong and what is read there, for a person.")
+    first_seen: str = pa.Field(description="When this table first listed it (UTC, ISO 8601).")
+
+    class Config:
+        name = "unread_landing_files"
+        strict = True
+        coerce = True

@@ -13,7 +13,7 @@ from typing import Any
 from bigaction_assets.sources import adp_thoughts
 from bigaction_assets.sources.adp_codec import export_trajectory, import_trajectory
 from bigaction_assets.sources.base import (
-    JsonFilesAdapter,
+    LandingFilesAdapter,
     ParsedRecord,
     RecordRejected,
     Rejection,
@@ -26,7 +26,7 @@ from bigaction_assets.sources.landing import find_datasets
 __all__ = ["ADAPTER", "AdpAdapter", "export_trajectory", "import_trajectory"]
 
 
-class AdpAdapter(JsonFilesAdapter):
+class AdpAdapter(LandingFilesAdapter):
     name = "adp"
     description = "Agent Data Protocol standardized trajectories (JSON array or JSONL)."
 

@@ -7,8 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from bigaction_assets.sources.jsonstream import RawText, iter_json_records
+from bigaction_assets.sources.csv_rows import iter_csv_records
+from bigaction_assets.sources.jsonstream import IdReader, RawText, iter_json_records
 from bigaction_assets.sources.landing import find_datasets
+from bigaction_assets.sources.parquet_rows import iter_parquet_records
+
+JSON_SUFFIXES = (".json", ".jsonl")
+# The layouts the Hugging Face Hub publishes datasets in, besides JSON: Parquet shards and CSV.
+HUB_SUFFIXES = (*JSON_SUFFIXES, ".parquet", ".csv")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +74,8 @@ class SourceAdapter(Protocol):
 
     name: str
     description: str
+    suffixes: tuple[str, ...]
+    """The file name endings it reads (what else lands in its folder is reported unread)."""
 
     def dataset_files(self, folder: Path) -> dict[str, list[Path]]:
         """Datasets in this adapter's landing folder, each with its files in reading order."""
@@ -97,23 +105,35 @@ class SourceAdapter(Protocol):
         ...
 
 
-class JsonFilesAdapter:
-    """What most adapters share: datasets are JSON or JSONL files (or folders of shards) of
-    one `source`, read record by record. A subclass sets `name`, `description` and `source`,
-    and defines `record_id`, `standardize` and `redistributable`."""
+def read_records(path: Path, record_id: IdReader) -> Iterator[RawText]:
+    """Records of a landing file by its ending: Parquet and CSV rows as JSON objects keyed by
+    column name, else JSON (an array or JSON lines)."""
+    if path.suffix == ".parquet":
+        return iter_parquet_records(path, record_id)
+    if path.suffix == ".csv":
+        return iter_csv_records(path, record_id)
+    return iter_json_records(path, record_id)
+
+
+class LandingFilesAdapter:
+    """What most adapters share: datasets are files (or folders of shards) of one `source`,
+    read record by record: JSON and JSONL, and Parquet and CSV for an adapter whose `suffixes`
+    name them. A subclass sets `name`, `description` and `source`, and defines `record_id`,
+    `standardize` and `redistributable`."""
 
     name: str
     description: str
     source: str
+    suffixes: tuple[str, ...] = JSON_SUFFIXES
 
     def dataset_files(self, folder: Path) -> dict[str, list[Path]]:
-        return find_datasets(folder, (".json", ".jsonl"))
+        return find_datasets(folder, self.suffixes)
 
     def source_name(self, dataset: str) -> str:
         return self.source
 
     def read(self, path: Path) -> Iterator[RawText]:
-        return iter_json_records(path, self.record_id)
+        return read_records(path, self.record_id)
 
     def record_id(self, value: Any) -> str | None:
         return None

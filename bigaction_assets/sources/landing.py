@@ -6,6 +6,14 @@ import re
 from pathlib import Path
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")
+# The Hub's shard names, `<split>-00000-of-00003.parquet` (older uploads add `-<hex hash>`).
+_SHARD = re.compile(r"^(?P<split>\w+)-\d{5}-of-\d{5}(?:-[0-9a-f]+)?\.[a-z]+$")
+
+
+def shard_split(file: str) -> str | None:
+    """The split a Hub shard's file name gives (`test-00000-of-00001.parquet`: `test`)."""
+    found = _SHARD.match(file.rsplit("/", 1)[-1])
+    return found.group("split") if found else None
 
 
 def find_datasets(

@@ -31,7 +31,7 @@ import orjson
 
 from bigaction_assets.reward.rules import check_annotated
 from bigaction_assets.sources.base import (
-    JsonFilesAdapter,
+    LandingFilesAdapter,
     ParsedRecord,
     RecordRejected,
     Rejection,
@@ -76,7 +76,7 @@ def reward_source_id(obs: Any, task: Any) -> str:
     return "reward-" + hashlib.sha256(orjson.dumps([obs, task])).hexdigest()[:16]
 
 
-class ProactiveAdapter(JsonFilesAdapter):
+class ProactiveAdapter(LandingFilesAdapter):
     name = "proactive"
     description = "ProactiveBench event traces (JSON arrays) and annotated reward data (JSONL)."
     source = SOURCE

@@ -26,6 +26,7 @@ SOURCE = "telemetry"
 class TelemetryAdapter:
     name = ADAPTER_NAME
     description = "Agent telemetry landed by the collector: one dataset per UTC day of batches."
+    suffixes = (SUFFIX,)
     # Batches arrive all day: the telemetry sensor and daily schedule build a day once it is
     # over, so the landing sensor leaves these datasets alone.
     arrives_continuously = True

@@ -1,15 +1,21 @@
-"""Landing-folder sensor: a new or changed dataset becomes a partition and one run."""
+"""Landing-folder sensor: a new or changed dataset becomes a partition and one run; a file that
+nothing reads becomes a warning and a row of `unread_landing_files`."""
 
 import json
 
 import dagster as dg
 
-from bigaction_assets import ingest
-from bigaction_assets.defs.jobs import dataset_job
+from bigaction_assets import ingest, unread
+from bigaction_assets.defs.jobs import dataset_job, unread_files_job
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.sources import adapters
+
+# The cursor maps partition keys (`<adapter>.<dataset>`, always with a dot) to fingerprints;
+# this dotless key holds the fingerprint of the unread files it last had listed.
+UNREAD_CURSOR_KEY = "unread_landing_files"
+NOTHING_UNREAD = unread.listing_fingerprint([])
 
 
 def _ingested_fingerprint(instance: dg.DagsterInstance, key: str) -> str | None:
@@ -25,15 +31,31 @@ def _ingested_fingerprint(instance: dg.DagsterInstance, key: str) -> str | None:
     return getattr(value, "value", None)
 
 
+def _unread_runs(
+    context: dg.SensorEvaluationContext, lake: LakeResource, last: str | None
+) -> tuple[list[dg.RunRequest], str]:
+    """Warns of every landing file nothing reads, on every tick while it stays so, and asks for
+    the table to be listed again when what is unread changed."""
+    files = unread.unread_files(lake.landing, adapters())
+    for file in files:
+        context.log.warning(f"landing file not read: {file.path} ({file.reason}: {file.detail})")
+    listing = unread.listing_fingerprint(files)
+    if listing == (last or NOTHING_UNREAD):
+        return [], listing
+    run = dg.RunRequest(job_name=unread_files_job.name, run_key=f"{UNREAD_CURSOR_KEY}:{listing}")
+    return [run], listing
+
+
 @dg.sensor(
-    job=dataset_job,
+    jobs=[dataset_job, unread_files_job],
     minimum_interval_seconds=30,
     default_status=dg.DefaultSensorStatus.RUNNING,
 )
 def landing_datasets_sensor(
     context: dg.SensorEvaluationContext, lake: LakeResource
 ) -> dg.SensorResult:
-    """Registers new landing datasets as partitions and runs each new or changed one once."""
+    """Registers new landing datasets as partitions and runs each new or changed one once;
+    warns of landing files nothing reads and keeps their table up to date."""
     seen: dict[str, str] = json.loads(context.cursor) if context.cursor else {}
     # adapters whose data arrives all day (telemetry) have their own sensor and schedule
     steady = {n: a for n, a in adapters().items() if not getattr(a, "arrives_continuously", False)}
@@ -47,10 +69,15 @@ def landing_datasets_sensor(
         for key, print_ in current.items()
         if (seen[key] if key in seen else _ingested_fingerprint(context.instance, key)) != print_
     ]
+    unread_runs, listing = _unread_runs(context, lake, seen.get(UNREAD_CURSOR_KEY))
     return dg.SensorResult(
         run_requests=[
-            dg.RunRequest(partition_key=key, run_key=f"{key}:{current[key]}") for key in changed
-        ],
+            dg.RunRequest(
+                job_name=dataset_job.name, partition_key=key, run_key=f"{key}:{current[key]}"
+            )
+            for key in changed
+        ]
+        + unread_runs,
         dynamic_partitions_requests=[datasets_partitions.build_add_request(new)] if new else [],
-        cursor=json.dumps(current, sort_keys=True),
+        cursor=json.dumps({**current, UNREAD_CURSOR_KEY: listing}, sort_keys=True),
     )
