@@ -164,6 +164,18 @@ def test_codec_round_trip_of_a_hand_built_trajectory():
     assert round_trip(standard) == value
 
 
+def test_the_task_of_a_trajectory_that_opens_with_its_goal_as_a_message():
+    """ADP's Android converters put the goal in a message before anything is seen."""
+    goal = {"class_": "message_action", "content": "Open the app.", "description": None}
+    shot = {"class_": "image_observation", "content": "0.png", "source": "user"}
+    value = trajectory(content=[goal, shot, trajectory()["content"][2]], details={})
+    standard = import_trajectory(copy.deepcopy(value), source="hand")
+    assert standard.episode["task"] == "Open the app."
+    assert round_trip(standard) == value
+    no_goal = trajectory(content=[shot, goal], details={})
+    assert import_trajectory(no_goal, source="hand").episode["task"] is None
+
+
 def test_kwargs_stay_verbatim():
     standard = import_trajectory(trajectory(), source="hand")
     action = standard.events[2]

@@ -165,6 +165,10 @@ def _task(details: dict[str, Any], events: list[dict[str, Any]]) -> str | None:
     for event in events:
         if event["kind"] == "text_observation" and event.get("actor") == "user":
             return event.get("content")
+    # ADP's AndroidControl and Android-in-the-Wild converters open the trajectory with the goal
+    # as a message of the agent's, before anything is observed
+    if events and events[0]["kind"] == "message_action" and events[0].get("content"):
+        return events[0]["content"]
     return None
 
 

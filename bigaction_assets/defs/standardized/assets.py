@@ -26,7 +26,8 @@ from bigaction_assets.sink import ValidatedSink
 from bigaction_assets.sources import split_partition_key
 from bigaction_assets.sources.base import SourceAdapter
 
-STANDARDIZE_VERSION = "3"  # 2: events.source renamed actor; 3: task_completed, thought_source
+STANDARDIZE_VERSION = "4"  # 2: events.source renamed actor; 3: task_completed, thought_source;
+# 4: a task that an opening message states
 GROUP = "standardized"
 PREVIEW_ROWS = 5
 # Texts a preview leaves out for sources whose adapter `holds_personal_data` (telemetry): run
