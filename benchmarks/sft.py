@@ -6,7 +6,7 @@
     .venv/bin/python benchmarks/sft.py --source mind2web --episodes 200   # web pages
 
 `adp` (default): the landing file repeats the bundled ADP samples (of one dataset with
-`--dataset`, else all five, 26 trajectories) under new ids. `mind2web`: Mind2Web-shaped tasks of
+`--dataset`, else all eight, 31 trajectories) under new ids. `mind2web`: Mind2Web-shaped tasks of
 5 steps with ~400 KB raw pages (the ingest benchmark's generator), shown as cleaned HTML. One
 child process ingests the file, then one per worker setting materializes `sft_examples` alone
 (with its blocking checks), then one `sft_files`. The yardstick, in this process: cl100k_base

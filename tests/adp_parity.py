@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bigaction_assets.sft.arguments import NOT_A_LITERAL, loosely_quoted, python_literal
-from bigaction_assets.sft.openhands_format import parameter_text, parse_function_blocks
+from bigaction_assets.sft.openhands_blocks import parameter_text
 
 Call = tuple[str, dict[str, Any]]
 HOSTS = {"browser": "code", "execute_ipython_cell": "code", "execute_bash": "command"}
@@ -44,6 +44,21 @@ class AdpRecord:
     calls: list[Call]
     blocks: list[str]
     final_text: str | None
+
+
+def parse_function_blocks(text: str) -> list[tuple[str, dict[str, str]]]:
+    """Every block of an ADP message, as (name, parameter texts), one newline around each value
+    taken off as ADP's converter puts it there; raises where a block is not closed or holds
+    text outside its parameters (markup inside a value)."""
+    blocks = [(m.group(1), m.group(2)) for m in _BLOCK.finditer(text)]
+    if text.count("<function=") != len(blocks):
+        raise ValueError("a <function=...> block is not closed by </function>")
+    calls = []
+    for name, body in blocks:
+        if _PARAMETER.sub("", body).strip():
+            raise ValueError(f"function {name} has text outside its parameters")
+        calls.append((name, {m.group(1): m.group(2) for m in _PARAMETER.finditer(body)}))
+    return calls
 
 
 def adp_record(record: dict[str, Any]) -> AdpRecord:

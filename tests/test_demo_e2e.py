@@ -17,7 +17,9 @@ from pathlib import Path
 import orjson
 import pytest
 from planted import PLANTED, stored_text
+from sft_turns import disagreements
 
+from bigaction_assets.sft.llama_factory import openai_rules, sharegpt_rules
 from bigaction_assets.sft.validate import rendering_problems
 from bigaction_assets.telemetry.sample import SAMPLE
 
@@ -26,7 +28,10 @@ pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[1]
 DUCKDB_CLI = Path(sys.executable).parent / "duckdb"
 SQL_FILES = sorted((REPO / "sql").glob("*.sql"))
-BUNDLED_ADP = ("synatra", "nnetnav-wa", "webarena_successful", "agenttuning_mind2web", "swe-smith")
+BUNDLED_ADP = (
+    "synatra", "nnetnav-wa", "webarena_successful", "agenttuning_mind2web", "swe-smith",
+    "androidcontrol", "android_in_the_wild", "swe-play-trajectories",
+)  # fmt: skip
 MIND2WEB_LANDING = REPO / "landing" / "mind2web" / "train_demo.json"
 THE_WAVE_LANDING = REPO / "landing" / "the_wave" / "test_demo.jsonl"
 TIMEOUT = 300  # seconds; a guard against a hang, not a performance assertion
@@ -240,7 +245,8 @@ def test_demo_writes_three_sft_formats_and_a_release_that_loads(demo: DemoRun, t
 
     assert demo.result.returncode == 0
     sft = demo.root / "data" / "sft"
-    counts = {}
+    counts: dict[str, int] = {}
+    by_format: dict[str, list[dict]] = {}
     for fmt in ("openai", "sharegpt", "openhands"):
         lines = [
             orjson.loads(line)
@@ -249,7 +255,23 @@ def test_demo_writes_three_sft_formats_and_a_release_that_loads(demo: DemoRun, t
         ]
         assert all(not rendering_problems({fmt: example}) for example in lines), fmt
         counts[fmt] = len(lines)
+        by_format[fmt] = lines
     assert counts["openai"] > 0 and len(set(counts.values())) == 1, counts
+    # every example ends on the assistant's turn, LLaMA-Factory's loader keeps every one, and
+    # line by line the three files hold the same turns
+    last = {
+        "openai": [example["messages"][-1]["role"] for example in by_format["openai"]],
+        "sharegpt": [example["conversations"][-1]["from"] for example in by_format["sharegpt"]],
+        "openhands": [example["conversations"][-1]["from"] for example in by_format["openhands"]],
+    }
+    assert set(last["openai"]) == {"assistant"} and set(last["openhands"]) == {"gpt"}
+    assert set(last["sharegpt"]) <= {"function_call", "gpt"}
+    assert [e for e in by_format["openai"] if openai_rules(e)] == []
+    assert [e for e in by_format["sharegpt"] if sharegpt_rules(e)] == []
+    for number in range(counts["openai"]):
+        assert disagreements({fmt: lines[number] for fmt, lines in by_format.items()}) == []
+    sources = {example["id"].split("/")[0] for example in by_format["openhands"]}
+    assert {"androidcontrol", "android_in_the_wild", "swe-play-trajectories"} <= sources
     info = orjson.loads((sft / "sharegpt" / "dataset_info.json").read_bytes())
     assert {entry["file_name"] for entry in info.values()} <= {p.name for p in sft.glob("*/*")}
     release = demo.root / "data" / "release"

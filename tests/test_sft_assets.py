@@ -213,6 +213,43 @@ def test_sft_examples_metadata(build, dagster_lake):
     assert "| example_id | split | tokens | thought_source |" in metadata["preview"]
 
 
+def sft_metadata(result: dg.ExecuteInProcessResult) -> dict[str, Any]:
+    [materialization] = [
+        e.materialization
+        for e in result.get_asset_materialization_events()
+        if e.materialization.asset_key.to_user_string() == "sft_examples"
+    ]
+    return {key: value.value for key, value in materialization.metadata.items()}
+
+
+@pytest.mark.parametrize(
+    ("dataset", "episodes"), [("androidcontrol", 3), ("swe-play-trajectories", 1)]
+)
+def test_datasets_once_lost_whole_give_every_episode(build, dagster_lake, dataset, episodes):
+    dagster_lake.add_bundled("adp", dataset)
+    result = build(f"adp.{dataset}")
+    assert result.success and all(checks(result).values())
+    assert sft_metadata(result)["episodes_skipped_by_reason"] == {}
+    assert len({row["episode_id"] for row in examples(dagster_lake)}) == episodes
+
+
+def test_episodes_left_out_for_their_data_are_counted_by_reason(build, dagster_lake):
+    acting = {"class_": "api_action", "function": "click", "kwargs": {"bid": '"1"'}}
+    seeing = {"class_": "text_observation", "content": "Only a page.", "source": "environment"}
+    told = {"class_": "text_observation", "content": "Click it.", "source": "user"}
+    trajectories = [
+        {"id": "no-task", "content": [acting, seeing], "details": {}},
+        {"id": "no-action", "content": [told, seeing], "details": {}},
+        {"id": "fine", "content": [told, seeing, acting], "details": {}},
+    ]
+    dagster_lake.write_landing("adp/reasons.json", json.dumps(trajectories))
+    result = build("adp.reasons")
+    assert result.success
+    metadata = sft_metadata(result)
+    assert metadata["episodes_skipped_by_reason"] == {"no_task": 1, "no_agent_action": 1}
+    assert {row["episode_id"] for row in examples(dagster_lake)} == {"reasons/fine"}
+
+
 def test_stale_split_files_are_removed(build, pipeline, dagster_lake, ephemeral_instance):
     dagster_lake.add_bundled("adp", "synatra")
     assert build("adp.synatra").success

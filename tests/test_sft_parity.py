@@ -13,13 +13,9 @@ import pytest
 from adp_parity import FINISH, Call, adp_layout, adp_record, normalize, unclosed_block
 from conftest import run_ingest
 
-from bigaction_assets.sft.conversation import ToolCall, build_conversation
-from bigaction_assets.sft.openhands_format import (
-    markup_problems,
-    parse_function_blocks,
-    render_openhands,
-    typed_arguments,
-)
+from bigaction_assets.sft.conversation import build_conversation
+from bigaction_assets.sft.openhands_blocks import read_message, unwritable
+from bigaction_assets.sft.openhands_format import render_openhands, typed_arguments
 from bigaction_assets.sft.tools import ToolSpec
 from bigaction_assets.sources.adp import ADAPTER
 
@@ -98,18 +94,18 @@ TOLERATED = {
         frozenset({"nebius_SWE-agent-trajectories"}),
     ),
     "markup inside a value": Tolerated(
-        "SWE-Play records the agent's own finish call as OpenHands markup inside its closing "
-        "message; with markup in a value no parser can tell the parameters of ADP's block "
-        "apart, so its text is compared with ours written in ADP's layout. SFT keeps such "
-        "episodes out (invalid_for_consumer) until the renderer reads that markup.",
+        "SWE-Play records the agent's own finish call as OpenHands parameters inside <finish> "
+        "tags; ADP puts that markup inside the message of its own finish block, where no parser "
+        "can tell the parameters apart, while we read the agent's call (its message; "
+        "task_completed only from a recorded outcome). ADP's block text is compared with the "
+        "agent's parameters written back inside ADP's layout.",
         frozenset({"swe-play-trajectories"}),
     ),
     "final message without <finish>": Tolerated(
         "ADP leaves a closing message that is not marked <finish> as text; we end every "
         "episode with finish(message=...). SWE-Play's records hold the agent's own finish call "
-        "as OpenHands markup in that message, cut before </function>: our finish carries that "
-        "text (SFT keeps such episodes out as invalid_for_consumer) or, once the renderer reads "
-        "the markup, the call it records.",
+        "as OpenHands markup in that message, cut before </function>: we read the call it "
+        "records.",
         frozenset({"swe-play-trajectories"}),
     ),
 }
@@ -145,16 +141,23 @@ def our_calls(
     conversation = build_conversation(episode, events)
     calls = [(c.name, c.arguments) for turn in conversation.turns for c in turn.tool_calls]
     specs = {spec.name: spec for spec in conversation.tools}
-    if not markup_problems(c for turn in conversation.turns for c in turn.tool_calls):
+    if not any(has_markup(call) for call in calls):
         rendered = render_openhands(conversation)
+        read = [
+            read_message(e["value"])[1] for e in rendered["conversations"] if e["from"] == "gpt"
+        ]
         parsed = [
             (name, typed_arguments(params, specs.get(name)))
-            for entry in rendered["conversations"]
-            if entry["from"] == "gpt"
-            for name, params in parse_function_blocks(entry["value"])
+            for name, params in (call for call in read if call is not None)
         ]
-        assert parsed == calls, conversation.episode_id
+        assert parsed == [stripped(call) for call in calls], conversation.episode_id
     return calls, specs
+
+
+def stripped(call: Call) -> Call:
+    """A call as OpenHands reads it back: string values without the blanks around them."""
+    name, arguments = call
+    return name, {k: v.strip() if isinstance(v, str) else v for k, v in arguments.items()}
 
 
 def compare(case: Case, tmp_path: Path) -> Counter[str]:
@@ -183,9 +186,11 @@ def compare(case: Case, tmp_path: Path) -> Counter[str]:
         assert len(ours) == len(theirs), (episode["source_id"], len(ours), len(theirs))
         for position, (mine, call) in enumerate(zip(ours, theirs, strict=True)):
             normalized, steps = normalize(call, mine, episode["task_completed"])
-            if normalized != mine and has_markup(mine) and position < len(adp.blocks):
-                steps = same_text(mine, adp.blocks[position], episode["task_completed"])
-                normalized = mine if steps is not None else normalized
+            if normalized != mine and position < len(adp.blocks):
+                shown = written_back(mine) if mine[0] == FINISH else mine
+                if has_markup(shown):
+                    steps = same_text(shown, adp.blocks[position], episode["task_completed"])
+                    normalized = mine if steps is not None else normalized
             assert normalized == mine, (episode["source_id"], position, mine, call, steps)
             used.update(steps)
             compared += 1
@@ -193,8 +198,15 @@ def compare(case: Case, tmp_path: Path) -> Counter[str]:
     return used
 
 
+def written_back(finish: Call) -> Call:
+    """A finish we read from an agent's `<finish>` markup, with the parameters the agent wrote
+    (`task_completed` true in all of SWE-Play's) back as its message's text."""
+    written = f"<parameter=message>{finish[1].get('message')}</parameter>\n"
+    return FINISH, {"message": f"{written}<parameter=task_completed>true</parameter>"}
+
+
 def has_markup(call: Call) -> bool:
-    return bool(markup_problems([ToolCall("", call[0], call[1])]))
+    return bool(unwritable(call[0], call[1], ""))
 
 
 def same_text(mine: Call, block: str, completed: bool | None) -> list[str] | None:

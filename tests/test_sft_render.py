@@ -14,11 +14,20 @@ from hypothesis import strategies as st
 from bigaction_assets.sft.conversation import (
     NO_OBSERVATION,
     Conversation,
+    MissingTask,
     ToolCall,
     build_conversation,
 )
+from bigaction_assets.sft.examples import (
+    NO_AGENT_ACTION,
+    NO_TASK,
+    EpisodeSkipped,
+    ExampleSettings,
+    episode_examples,
+)
 from bigaction_assets.sft.openai_format import render_openai
-from bigaction_assets.sft.openhands_format import parse_function_blocks, render_openhands
+from bigaction_assets.sft.openhands_blocks import read_message
+from bigaction_assets.sft.openhands_format import render_openhands
 from bigaction_assets.sft.sharegpt_format import (
     dataset_info,
     render_sharegpt,
@@ -26,11 +35,17 @@ from bigaction_assets.sft.sharegpt_format import (
 )
 from bigaction_assets.sft.tools import KNOWN_TOOLS, infer_spec
 from bigaction_assets.sft.validate import openai_problems, openhands_problems, sharegpt_problems
+from bigaction_assets.sft.windows import split_into_windows
 from bigaction_assets.sources.adp import ADAPTER as ADP
 from bigaction_assets.sources.mind2web import ADAPTER as MIND2WEB
 
 ROOT = Path(__file__).resolve().parents[1]
 LANDING = ROOT / "landing"
+RENDERINGS = [
+    (render_openai, openai_problems),
+    (render_sharegpt, sharegpt_problems),
+    (render_openhands, openhands_problems),
+]
 
 
 def event(idx: int, kind: str, actor: str, **fields: Any) -> dict[str, Any]:
@@ -73,15 +88,17 @@ def test_sharegpt_tiny(tiny):
     assert [e["from"] for e in example["conversations"]] == [
         "human", "function_call", "observation", "function_call",
     ]  # fmt: skip
-    assert json.loads(example["conversations"][1]["value"]) == {
-        "name": "click", "arguments": {"bid": "93"},
-    }  # fmt: skip
+    click = example["conversations"][1]["value"]
+    # the thought in LLaMA-Factory's default thought words, then the call's JSON
+    call = '{"name": "click", "arguments": {"bid": "93"}}'
+    assert click == f"<think>\nThe Buy button is 93.\n</think>\n\n{call}"
+    assert example["conversations"][3]["value"].startswith("<think>\nIt worked.\n</think>\n\n{")
     assert "Buy a red shirt." in example["conversations"][0]["value"]
     assert isinstance(json.loads(example["tools"]), list)
     assert sharegpt_problems(example) == []
-    thought = render_sharegpt(tiny, thought_words=("<think>", "</think>"))
-    assert thought["conversations"][1]["value"].startswith("<think>The Buy button is 93.</think>{")
-    assert sharegpt_problems(thought, thought_words=("<think>", "</think>")) == []
+    older = render_sharegpt(tiny, thought_words=("<think>", "</think>"))
+    assert older["conversations"][1]["value"].startswith("<think>The Buy button is 93.</think>{")
+    assert sharegpt_problems(older, thought_words=("<think>", "</think>")) == []
 
 
 def test_openhands_tiny(tiny):
@@ -89,7 +106,7 @@ def test_openhands_tiny(tiny):
     assert [e["from"] for e in example["conversations"]] == ["human", "gpt", "human", "gpt"]
     click = example["conversations"][1]["value"]
     assert click.startswith("The Buy button is 93.\n\n<function=click>")
-    assert parse_function_blocks(click) == [("click", {"bid": "93"})]
+    assert read_message(click) == ("The Buy button is 93.", ("click", {"bid": "93"}))
     assert "- click(bid: string): Click an element." in example["system"]
     assert len(example["system"]) < 4000  # the tool docs once, compactly, not ADP's ~18 KB
     assert openhands_problems(example) == []
@@ -150,9 +167,9 @@ def test_bundled_samples_render_valid(adapter, dataset):
         own = [e for e in events if e["episode_id"] == episode["episode_id"]]
         conversation = build_conversation(episode, own)
         assert conversation.tools
-        assert openai_problems(render_openai(conversation)) == []
-        assert sharegpt_problems(render_sharegpt(conversation)) == []
-        assert openhands_problems(render_openhands(conversation)) == []
+        for window in split_into_windows(conversation, 8192):  # examples are windows
+            for render, problems in RENDERINGS:
+                assert problems(render(window)) == []
 
 
 @settings(max_examples=100, deadline=None)
@@ -182,3 +199,71 @@ def test_tools_json_is_json_dumps_of_the_functions():
     expected = json.dumps([spec.as_function() for spec in specs], ensure_ascii=False)
     assert tools_json(conv) == expected
     assert tools_json(Conversation("t/2", "s", [], [])) == "[]"
+
+
+def test_an_episode_opening_with_an_action_gets_its_task_first():
+    events = [
+        event(0, "api_action", "agent", function="click", kwargs='{"bid": "\\"1\\""}'),
+        event(1, "image_observation", "environment", image_path="1.png"),
+        event(2, "message_action", "agent", content="Done."),
+    ]
+    conversation = build_conversation({"episode_id": "demo/3", "task": "Open it."}, events)
+    assert [(t.role, t.content) for t in conversation.turns[:2]] == [
+        ("user", "Open it."),
+        ("assistant", ""),
+    ]
+    for render, problems in RENDERINGS:
+        assert problems(render(conversation)) == []
+    with pytest.raises(MissingTask, match="opens with an action and records no task"):
+        build_conversation({"episode_id": "demo/3"}, events)
+
+
+def test_an_opening_message_that_states_the_task_is_the_users_turn():
+    events = [
+        event(0, "message_action", "agent", content="Open the app."),
+        event(1, "image_observation", "user", image_path="0.png"),
+        event(2, "api_action", "agent", function="click", kwargs='{"bid": "\\"1\\""}'),
+    ]
+    conversation = build_conversation({"episode_id": "demo/4", "task": "Open the app."}, events)
+    assert [t.role for t in conversation.turns] == ["user", "assistant"]
+    assert conversation.turns[0].content == "Open the app.\n\n[Image: 0.png]"
+    other = build_conversation({"episode_id": "demo/4", "task": "Something else."}, events)
+    assert [t.role for t in other.turns] == ["user", "assistant", "user", "assistant"]
+
+
+@pytest.mark.parametrize(
+    ("task", "events", "reason"),
+    [
+        (None, [event(0, "api_action", "agent", function="click", kwargs="{}")], NO_TASK),
+        ("Look.", [event(0, "text_observation", "user", content="Look.")], NO_AGENT_ACTION),
+    ],
+)
+def test_episodes_without_task_or_action_are_left_out_for_their_data(task, events, reason):
+    episode = {"episode_id": "demo/5", "dataset": "adp.demo", "source": "demo", "task": task}
+    with pytest.raises(EpisodeSkipped) as skipped:
+        episode_examples(episode, events, {}, ExampleSettings())
+    assert skipped.value.reason == reason
+
+
+def test_a_finish_the_agent_takes_back_is_answered_like_any_call():
+    events = [
+        event(0, "text_observation", "user", content="Count them."),
+        event(1, "api_action", "agent", function="finish", kwargs='{"message": "\\"3\\""}'),
+        event(2, "text_observation", "user", content="Count again."),
+        event(3, "message_action", "agent", content="4"),
+    ]
+    conversation = build_conversation({"episode_id": "demo/6"}, events)
+    assert [t.role for t in conversation.turns] == [
+        "user",
+        "assistant",
+        "tool",
+        "user",
+        "assistant",
+    ]
+    example = render_openai(conversation)
+    assert [m["role"] for m in example["messages"]] == [
+        "system", "user", "assistant", "tool", "assistant",
+    ]  # fmt: skip
+    assert example["messages"][3]["content"] == f"{NO_OBSERVATION}\n\nCount again."
+    for render, problems in RENDERINGS:
+        assert problems(render(conversation)) == []

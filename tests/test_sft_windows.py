@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from bundled import bundled_episodes
 
-from bigaction_assets.sft.conversation import build_conversation
+from bigaction_assets.sft.conversation import Turn, build_conversation
 from bigaction_assets.sft.counting import conversation_tokens
 from bigaction_assets.sft.lengths import FORMAT_TOKENS
 from bigaction_assets.sft.observations import make_observation_renderer
@@ -18,7 +18,7 @@ from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_format import render_openhands
 from bigaction_assets.sft.sharegpt_format import render_sharegpt
 from bigaction_assets.sft.validate import openai_problems, openhands_problems, sharegpt_problems
-from bigaction_assets.sft.windows import split_into_windows
+from bigaction_assets.sft.windows import NoAction, split_into_windows
 from bigaction_assets.tokens import count_tokens_uncached
 
 FORMATS = {
@@ -90,7 +90,7 @@ def test_short_episode_is_one_window_equal_to_input():
     assert split_into_windows(conv, 4096) == [conv]
 
 
-def test_windows_repeat_task_and_keep_results_with_calls():
+def test_windows_repeat_task_end_on_actions_and_pass_results_on():
     conv = conversation([page(60) for _ in range(8)])
     max_tokens = conversation_tokens(replace(conv, turns=conv.turns[:1])) + 1800
     windows = split_into_windows(conv, max_tokens)
@@ -98,22 +98,44 @@ def test_windows_repeat_task_and_keep_results_with_calls():
     assert [(w.window, w.windows) for w in windows] == [
         (k, len(windows)) for k in range(len(windows))
     ]
-    for window in windows:
+    results = {t.tool_call_id: t.content for t in conv.turns if t.role == "tool"}
+    for window, following in zip(windows, [*windows[1:], None], strict=True):
         check(window, max_tokens)
         assert window.turns[0] == conv.turns[0] and window.turns[0].content.startswith(TASK)
         assert window.turns[1].role != "tool"  # never begins with a result
         called = {c.id for t in window.turns for c in t.tool_calls}
         answered = {t.tool_call_id for t in window.turns if t.role == "tool"}
         assert answered <= called
-        if window.window < len(windows) - 1:  # an inner window ends on its last call's answer
-            assert window.turns[-1].role == "tool" and window.turns[-2].role == "assistant"
-            assert window.turns[-1].tool_call_id == window.turns[-2].tool_calls[0].id
+        # every window ends where a trainer learns: on the assistant's turn
+        assert window.turns[-1].role == "assistant"
+        if following is not None:  # what answered its last call opens the next one
+            [last_call] = window.turns[-1].tool_calls
+            assert following.turns[1] == Turn("user", results[last_call.id])
     # every action is trained on exactly once, in order
     actions = [t for w in windows for t in w.turns if t.role == "assistant"]
     assert actions == [t for t in conv.turns if t.role == "assistant"]
-    # the page an action saw opens the next window, as a user turn
-    second = windows[1]
-    assert second.turns[1].role == "user" and second.turns[1].content.startswith("[Current URL")
+    # the page an action saw opens the next window, after the task, in one user message
+    second = render_openai(windows[1])["messages"]
+    assert [m["role"] for m in second[:3]] == ["system", "user", "assistant"]
+    assert second[1]["content"].startswith(TASK + "\n\n[Current URL")
+
+
+def test_what_follows_the_last_action_is_in_no_window():
+    events = episode([page(5), page(5)], finish=False)
+    events.append({"idx": len(events), "kind": "web_observation", "actor": "environment",
+                   "url": "http://s/end", "axtree": "[9] text 'after the last click'"})  # fmt: skip
+    conv = build_conversation({"episode_id": "demo/1"}, events)
+    assert conv.turns[-1].role == "tool"
+    [window] = split_into_windows(conv, 4096)
+    assert window.turns == conv.turns[:-1]
+    for render, _ in FORMATS.values():
+        assert "after the last click" not in json.dumps(render(window))
+
+
+def test_a_conversation_without_an_action_has_no_window():
+    conv = build_conversation({"episode_id": "demo/1"}, episode([])[:1])
+    with pytest.raises(NoAction, match="no assistant turn"):
+        split_into_windows(conv, 4096)
 
 
 def test_oversized_step_gets_its_observation_cut():

@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from bigaction_assets.sft.arguments import decode_arguments
+from bigaction_assets.sft.openhands_blocks import written_finish
 from bigaction_assets.sft.tools import (
     FINISH_TOOL,
     KNOWN_TOOLS,
@@ -65,6 +66,23 @@ class Turn:
     name: str | None = None
 
 
+def side_groups(turns: Sequence[Turn]) -> list[list[Turn]]:
+    """Runs of consecutive turns of one side (the assistant's, or the user's and tools'): each
+    run is one message in every format, so the formats hold the same messages. A user-side run
+    holds at most one tool result, first: results follow their call at once."""
+    groups: list[list[Turn]] = []
+    for turn in turns:
+        if groups and (groups[-1][0].role == "assistant") == (turn.role == "assistant"):
+            groups[-1].append(turn)
+        else:
+            groups.append([turn])
+    return groups
+
+
+class MissingTask(ValueError):
+    """An episode opens with an action and records no task to put before it."""
+
+
 @dataclass
 class Conversation:
     """One episode's messages, or one window of them (`window` of `windows`, from 0)."""
@@ -77,6 +95,11 @@ class Conversation:
     windows: int = 1
     # `windows.conversation_tokens`, once something has counted it; a cache, not identity
     tokens: int | None = field(default=None, compare=False)
+
+    @cached_property
+    def groups(self) -> list[list[Turn]]:
+        """`side_groups(self.turns)`, made once: each is a message in every format."""
+        return side_groups(self.turns)
 
 
 def tool_call_id(episode_id: str, idx: int) -> str:
@@ -119,8 +142,13 @@ def _call_of(
         message = str(event.get("content") or "")
         if not final_message:
             return None, "\n\n".join(part for part in (thought, message) if part)
-        marked = _FINISH_MARKUP.match(message)
-        answer = {"message": marked.group(1).strip() if marked else message}
+        # an agent that wrote its finish call as text meant that call; whether the task was
+        # completed is said from the source's record of the outcome, never the run's own claim
+        answer = written_finish(message)
+        if answer is None:
+            marked = _FINISH_MARKUP.match(message)
+            answer = {"message": marked.group(1).strip() if marked else message}
+        answer.pop("task_completed", None)
         if completed is not None:
             answer["task_completed"] = "true" if completed else "false"
         return ToolCall(tool_call_id(episode_id, idx), FINISH_TOOL.name, answer), thought
@@ -142,18 +170,29 @@ def build_conversation(
 ) -> Conversation:
     """Turns and tool calls of one episode, with each action's thought as assistant text.
 
+    The conversation opens with a user turn: an episode that opens with an action gets its
+    task (`episodes.task`) before it, and an opening agent message that is the task itself (ADP's
+    Android datasets record the instruction so) becomes that user turn.
+
     Args:
-        episode: The episode row (`episode_id`, and `task_completed` for the finish call).
+        episode: The episode row (`episode_id`, `task`, and `task_completed` for the finish
+            call).
         events: Its event rows.
         render_observation: Text shown for an observation event (e.g. an HTML renderer with
             a token budget); the default shows the accessibility tree.
         system_prompt: The system message, before any format adds tool documentation.
+
+    Raises:
+        MissingTask: the episode opens with an action and has no task.
     """
     episode_id = str(episode["episode_id"])
+    task = str(episode.get("task") or "").strip()
     ordered = sorted(events, key=lambda event: int(event["idx"]))
     agent_actions = [
         e for e in ordered if e["kind"] in ACTION_KINDS and e.get("actor", "agent") == "agent"
     ]
+    if agent_actions and agent_actions[0] is ordered[0] and _states_task(ordered[0], task):
+        agent_actions.pop(0)  # shown as the user's words below, like any observation
     action_ids = {id(action) for action in agent_actions}
     last_action = agent_actions[-1] if agent_actions else None
     turns: list[Turn] = []
@@ -171,7 +210,7 @@ def build_conversation(
             final = event is last_action
             call, text = _call_of(event, episode_id, final, episode.get("task_completed"))
             turns.append(Turn("assistant", text, tool_calls=[call] if call else []))
-            pending = call if call is not None and call.name != FINISH_TOOL.name else None
+            pending = call  # answered by what follows; a finish the agent takes back too
             continue
         text = render_observation(event)
         from_environment = event.get("actor") == "environment"
@@ -188,8 +227,18 @@ def build_conversation(
                 last.content = f"{last.content}\n\n{text}"
             else:
                 turns.append(Turn("user", text))
+    if not turns or turns[0].role != "user":
+        if not task:
+            raise MissingTask(f"episode {episode_id} opens with an action and records no task")
+        turns.insert(0, Turn("user", task))
     calls = [(call.name, call.arguments) for turn in turns for call in turn.tool_calls]
     return Conversation(episode_id, system_prompt, tools_for_calls(calls), turns)
+
+
+def _states_task(event: Event, task: str) -> bool:
+    """Whether an agent event is a message holding exactly the episode's task."""
+    content = str(event.get("content") or "").strip()
+    return event["kind"] == "message_action" and bool(task) and content == task
 
 
 def arguments_json(arguments: Mapping[str, Any]) -> str:

@@ -10,16 +10,22 @@ import orjson
 
 from bigaction_assets.event_marks import GENERATED
 from bigaction_assets.schemas.sft import THOUGHT_KINDS
-from bigaction_assets.sft.conversation import ACTION_KINDS, Conversation, build_conversation
+from bigaction_assets.sft.conversation import (
+    ACTION_KINDS,
+    Conversation,
+    MissingTask,
+    build_conversation,
+)
 from bigaction_assets.sft.counting import conversation_tokens
 from bigaction_assets.sft.formats import SFT_FORMATS
 from bigaction_assets.sft.observations import make_observation_renderer
 from bigaction_assets.sft.openai_format import render_openai
-from bigaction_assets.sft.openhands_format import markup_problems, render_openhands
-from bigaction_assets.sft.sharegpt_format import render_sharegpt
+from bigaction_assets.sft.openhands_blocks import text_problems, unwritable
+from bigaction_assets.sft.openhands_format import render_openhands
+from bigaction_assets.sft.sharegpt_format import THOUGHT_WORDS, render_sharegpt
 from bigaction_assets.sft.splits import DEFAULT_RATIOS, assign_split, content_hash
 from bigaction_assets.sft.validate import rendering_problems
-from bigaction_assets.sft.windows import split_into_windows
+from bigaction_assets.sft.windows import NoAction, split_into_windows
 
 RENDERERS = {"openai": render_openai, "sharegpt": render_sharegpt, "openhands": render_openhands}
 
@@ -51,6 +57,10 @@ class ExampleSettings:
 
 
 NOT_FOR_TRAINING = "not_for_training"
+# Reasons of the data's own for an episode to give no example (the metadata counts them).
+NO_TASK = "no_task"
+NO_AGENT_ACTION = "no_agent_action"
+FORMAT_MARKUP = "text_holds_format_markup"
 
 
 class EpisodeSkipped(Exception):
@@ -95,6 +105,28 @@ def thought_source(events: Iterable[Mapping[str, Any]]) -> str:
     return "+".join(kind for kind in THOUGHT_KINDS if kind in kinds) or "none"
 
 
+def markup_problems(conversation: Conversation, formats: tuple[str, ...]) -> list[str]:
+    """Text of the episode that a format's own markup cannot carry: for OpenHands, calls its
+    parser would not read back (`openhands_blocks.unwritable`) and assistant text it would read
+    as a call; for LLaMA-Factory, a thought before a call that holds the closing thought word.
+    Checked once per episode on the turns, instead of reading every rendering back."""
+    problems: list[str] = []
+    for group in conversation.groups:
+        if group[0].role != "assistant":
+            continue
+        calls = [call for turn in group for call in turn.tool_calls]
+        if "openhands" in formats:
+            for turn in group:
+                for call in turn.tool_calls:
+                    problems += unwritable(call.name, call.arguments, turn.content)
+                if not turn.tool_calls:
+                    problems += text_problems(turn.content, "an assistant message")
+        thought = "\n\n".join(turn.content for turn in group if turn.content)
+        if "sharegpt" in formats and calls and THOUGHT_WORDS[1] in thought:
+            problems.append(f"a thought holds the closing thought word {THOUGHT_WORDS[1]!r}")
+    return problems
+
+
 def episode_examples(
     episode: Mapping[str, Any],
     events: list[Mapping[str, Any]],
@@ -105,21 +137,26 @@ def episode_examples(
     rendering as JSON in UTF-8 bytes) and checked against its consumer's rules.
 
     Raises:
-        EpisodeSkipped: the episode is marked `train_on: false`, no window fits the context,
-            or a rendering breaks a consumer's rules.
+        EpisodeSkipped: the episode is marked `train_on: false`, opens with an action and has
+            no task, has no agent action, holds text a format's markup cannot carry, no
+            window fits the context, or a rendering breaks a consumer's rules.
     """
     details = orjson.loads(episode.get("details") or "{}")
     if details.get("train_on") is False:  # e.g. benchmark data whose actions people rejected
         raise EpisodeSkipped(NOT_FOR_TRAINING, str(details.get("why") or "marked train_on false"))
     render = make_observation_renderer(pages, settings.observation_tokens, settings.representation)
-    conversation = build_conversation(episode, events, render_observation=render)
+    try:
+        conversation = build_conversation(episode, events, render_observation=render)
+    except MissingTask as exc:
+        raise EpisodeSkipped(NO_TASK, str(exc)) from exc
     formats = settings.formats
-    if "openhands" in formats:  # what would break OpenHands' parse of the blocks we write
-        markup = markup_problems(call for turn in conversation.turns for call in turn.tool_calls)
-        if markup:
-            raise EpisodeSkipped("invalid_for_consumer", f"openhands: {markup[:3]}")
+    markup = markup_problems(conversation, formats)
+    if markup:
+        raise EpisodeSkipped(FORMAT_MARKUP, "; ".join(markup[:3]))
     try:
         windows = split_into_windows(conversation, settings.max_tokens, formats)
+    except NoAction as exc:
+        raise EpisodeSkipped(NO_AGENT_ACTION, str(exc)) from exc
     except ValueError as exc:  # a step that cannot fit the context at any cut
         raise EpisodeSkipped("does_not_fit_context", str(exc)) from exc
     split = assign_split(str(episode["episode_id"]), settings.split_ratios, settings.split_salt)
@@ -142,7 +179,7 @@ def episode_examples(
             if window.tokens is not None
             else conversation_tokens(window, formats),
             "context_tokens": settings.max_tokens,
-            "turns": len(window.turns),
+            "turns": len(window.groups),
             "thought_source": thoughts,
             "content_sha": content_key(window),
             # UTF-8 bytes, as Arrow stores them: no decoding to str only to encode it again

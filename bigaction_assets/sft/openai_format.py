@@ -7,29 +7,42 @@ from typing import Any
 from bigaction_assets.sft.conversation import Conversation, Turn
 
 
-def _message(turn: Turn) -> dict[str, Any]:
-    if turn.role == "assistant" and turn.tool_calls:
-        return {
-            "role": "assistant",
-            "content": turn.content or None,  # the thought, if the source recorded one
-            "tool_calls": [
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": call.arguments_json},
-                }
-                for call in turn.tool_calls
-            ],
-        }
-    if turn.role == "tool":
-        return {"role": "tool", "tool_call_id": turn.tool_call_id, "content": turn.content}
-    return {"role": turn.role, "content": turn.content}
+def _assistant(group: list[Turn]) -> dict[str, Any]:
+    text = "\n\n".join(turn.content for turn in group if turn.content)
+    calls = [call for turn in group for call in turn.tool_calls]
+    if not calls:
+        return {"role": "assistant", "content": text}
+    return {
+        "role": "assistant",
+        "content": text or None,  # the thought, if the source recorded one
+        "tool_calls": [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments_json},
+            }
+            for call in calls
+        ],
+    }
+
+
+def _user_side(group: list[Turn]) -> dict[str, Any]:
+    """One message for a run of the user's side: the result of the call before it, with what
+    follows it (LLaMA-Factory refuses a user message right after a tool result), or user text."""
+    text = "\n\n".join(turn.content for turn in group)
+    first = group[0]
+    if first.role == "tool":
+        return {"role": "tool", "tool_call_id": first.tool_call_id, "content": text}
+    return {"role": "user", "content": text}
 
 
 def render_openai(conversation: Conversation) -> dict[str, Any]:
     """One training example in OpenAI's fine-tuning format."""
     messages = [{"role": "system", "content": conversation.system}]
-    messages.extend(_message(turn) for turn in conversation.turns)
+    messages.extend(
+        _assistant(group) if group[0].role == "assistant" else _user_side(group)
+        for group in conversation.groups
+    )
     return {
         "messages": messages,
         "tools": [spec.as_openai_tool() for spec in conversation.tools],

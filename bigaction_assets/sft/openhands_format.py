@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable
 from typing import Any
 
 from bigaction_assets.sft.conversation import Conversation, ToolCall, Turn
+from bigaction_assets.sft.openhands_blocks import block_text
 from bigaction_assets.sft.tools import ToolSpec
 
-_BLOCK = re.compile(r"<function=([^>\s]+)>(.*?)</function>", re.DOTALL)
-_PARAMETER = re.compile(r"<parameter=([^>\s]+)>\n?(.*?)\n?</parameter>", re.DOTALL)
 CALL_FORMAT = (
     "To call a function, reply with your reasoning, then exactly one block:\n"
     "<function=NAME>\n<parameter=NAME>\nVALUE\n</parameter>\n</function>\n"
@@ -19,55 +16,13 @@ CALL_FORMAT = (
 )
 
 
-def parameter_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
 def function_block(call: ToolCall) -> str:
     """The call as an OpenHands block; made once per call (every window shows it), kept on
     the call the way `cached_property` keeps a value."""
     known = call.__dict__.get("_openhands_block")
     if known is None:
-        parameters = "".join(
-            f"<parameter={key}>\n{parameter_text(value)}\n</parameter>\n"
-            for key, value in call.arguments.items()
-        )
-        known = call.__dict__["_openhands_block"] = (
-            f"<function={call.name}>\n{parameters}</function>"
-        )
+        known = call.__dict__["_openhands_block"] = block_text(call.name, call.arguments)
     return known
-
-
-# Text that opens or closes a block or a parameter: inside a value it would end it early.
-MARKUP = ("<function=", "</function>", "<parameter=", "</parameter>")
-
-
-def markup_problems(calls: Iterable[ToolCall]) -> list[str]:
-    """Calls whose name, parameter names or values hold block markup, so that the blocks
-    written for them would not parse back as written (checked on the calls, once per episode,
-    instead of parsing every rendered message again)."""
-    problems = []
-    for call in calls:
-        texts = [call.name, *call.arguments, *map(parameter_text, call.arguments.values())]
-        found = sorted({mark for text in texts for mark in MARKUP if mark in text})
-        if found:
-            problems.append(f"call {call.name}: its text holds {', '.join(found)}")
-    return problems
-
-
-def parse_function_blocks(text: str) -> list[tuple[str, dict[str, str]]]:
-    """Every function block in a message, as (name, parameter texts); raises if one is broken."""
-    blocks = [(m.group(1), m.group(2)) for m in _BLOCK.finditer(text)]
-    if text.count("<function=") != len(blocks):
-        raise ValueError("a <function=...> block is not closed by </function>")
-    calls = []
-    for name, body in blocks:
-        parameters = {m.group(1): m.group(2) for m in _PARAMETER.finditer(body)}
-        leftover = _PARAMETER.sub("", body).strip()
-        if leftover:
-            raise ValueError(f"function {name} has text outside its parameters: {leftover[:80]!r}")
-        calls.append((name, parameters))
-    return calls
 
 
 def typed_arguments(parameters: dict[str, str], spec: ToolSpec | None) -> dict[str, Any]:

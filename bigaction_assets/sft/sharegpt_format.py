@@ -17,57 +17,47 @@ TAGS = {
     "function_tag": "function_call",
     "system_tag": "system",
 }
-MISSING_USER_TURN = "[no user message recorded]"
-
-
-def _group_by_side(turns: list[Turn]) -> list[list[Turn]]:
-    groups: list[list[Turn]] = []
-    for turn in turns:
-        is_assistant = turn.role == "assistant"
-        if groups and (groups[-1][0].role == "assistant") == is_assistant:
-            groups[-1].append(turn)
-        else:
-            groups.append([turn])
-    return groups
+# LLaMA-Factory's default thought words (src/llamafactory/data/template.py, register_template):
+# its FunctionFormatter (formatter.py) takes the first text between them out of a function_call
+# value, reads the rest as the calls, and puts the thought back before the formatted calls.
+# Templates that set no words of their own use these; templates of older releases used
+# "<think>" and "</think>", which find the same thought in this text.
+THOUGHT_WORDS = ("<think>\n", "\n</think>\n\n")
 
 
 def _human_entry(group: list[Turn]) -> dict[str, str]:
-    role = "observation" if all(turn.role == "tool" for turn in group) else "human"
+    role = "observation" if group[0].role == "tool" else "human"
     return {"from": role, "value": "\n\n".join(turn.content for turn in group)}
 
 
-def _gpt_entry(group: list[Turn], thought_words: tuple[str, str] | None) -> dict[str, str]:
+def with_thought(thought: str, calls: str, thought_words: tuple[str, str] = THOUGHT_WORDS) -> str:
+    """A function_call value: the calls' JSON, after the thought in `thought_words` if any."""
+    return f"{thought_words[0]}{thought}{thought_words[1]}{calls}" if thought else calls
+
+
+def _gpt_entry(group: list[Turn], thought_words: tuple[str, str]) -> dict[str, str]:
     text = "\n\n".join(turn.content for turn in group if turn.content)
     calls = [call for turn in group for call in turn.tool_calls]
     if not calls:
         return {"from": "gpt", "value": text}
     payload = [call.call_json for call in calls]
     value = payload[0] if len(payload) == 1 else f"[{', '.join(payload)}]"
-    if text and thought_words is not None:
-        value = f"{thought_words[0]}{text}{thought_words[1]}{value}"
-    return {"from": "function_call", "value": value}
+    return {"from": "function_call", "value": with_thought(text, value, thought_words)}
 
 
 def render_sharegpt(
-    conversation: Conversation, thought_words: tuple[str, str] | None = None
+    conversation: Conversation, thought_words: tuple[str, str] = THOUGHT_WORDS
 ) -> dict[str, Any]:
-    """One example in LLaMA-Factory's sharegpt form.
+    """One example in LLaMA-Factory's sharegpt form: one entry per run of turns of a side.
 
     Args:
         conversation: The episode's turns.
-        thought_words: Delimiters (e.g. `("<think>", "</think>")`) to keep a thought before a
-            function_call's JSON, for templates that read them. By default a function_call
-            holds only its JSON, as LLaMA-Factory's plain tool templates require, and the
-            thought behind a call is left out of this format.
+        thought_words: What wraps the thought before a function_call's JSON, as the template
+            that will read it expects (LLaMA-Factory's default by default).
     """
-    groups = _group_by_side(conversation.turns)
-    if groups and groups[0][0].role == "assistant":
-        groups.insert(0, [Turn("user", MISSING_USER_TURN)])
-    if groups and groups[-1][0].role != "assistant":
-        groups.pop()  # LLaMA-Factory drops a conversation that ends on the human side
     entries = [
         _gpt_entry(group, thought_words) if group[0].role == "assistant" else _human_entry(group)
-        for group in groups
+        for group in conversation.groups
     ]
     return {
         "conversations": entries,

@@ -7,9 +7,10 @@ from dataclasses import dataclass, replace
 
 from bigaction_assets.joined_tokens import facts
 from bigaction_assets.sft.conversation import Conversation, Turn
-from bigaction_assets.sft.counting import LengthCounter, Tally, add, copies
+from bigaction_assets.sft.counting import LengthCounter
 from bigaction_assets.sft.formats import SFT_FORMATS
 from bigaction_assets.sft.observations import fit_to_tokens
+from bigaction_assets.sft.tallies import add, copies
 
 OBSERVATION_ROLES = ("user", "tool")
 
@@ -22,11 +23,16 @@ class _Step:
     action: Turn
 
 
-Parts = tuple[Turn | None, list[_Step], list[Turn]]
+Parts = tuple[Turn | None, list[_Step]]
+
+
+class NoAction(ValueError):
+    """A conversation without an assistant turn: nothing in it to train on."""
 
 
 def _parts(turns: list[Turn]) -> Parts:
-    """(the first user turn, the steps after it, the turns after the last assistant turn)."""
+    """(the first user turn, the steps after it); what follows the last assistant turn is left
+    out, as no window ends there."""
     head = turns[0] if turns and turns[0].role == "user" else None
     steps: list[_Step] = []
     before: list[Turn] = []
@@ -36,18 +42,7 @@ def _parts(turns: list[Turn]) -> Parts:
             before = []
         else:
             before.append(turn)
-    return head, steps, before
-
-
-def _answers(before: list[Turn], action: Turn) -> list[Turn]:
-    """The tool results at the start of `before` that answer `action`'s calls."""
-    ids = {call.id for call in action.tool_calls}
-    answers = []
-    for turn in before:
-        if turn.role != "tool" or turn.tool_call_id not in ids:
-            break
-        answers.append(turn)
-    return answers
+    return head, steps
 
 
 def _detached(before: list[Turn]) -> list[Turn]:
@@ -56,16 +51,12 @@ def _detached(before: list[Turn]) -> list[Turn]:
 
 
 def _window(conv: Conversation, parts: Parts, first: int, last: int) -> Conversation:
-    """Head, steps `first..last` and what answers the last call (or the tail, at the end)."""
-    head, steps, tail = parts
+    """Head and steps `first..last`: it ends on the assistant turn of step `last`."""
+    head, steps = parts
     turns = [head] if head else []
     for k in range(first, last + 1):
         before = _detached(steps[k].before) if k == first and first > 0 else steps[k].before
         turns += [*before, steps[k].action]
-    if last == len(steps) - 1:
-        turns += tail
-    else:
-        turns += _answers(steps[last + 1].before, steps[last].action)
     return replace(conv, turns=turns)
 
 
@@ -100,21 +91,24 @@ def split_into_windows(
 ) -> list[Conversation]:
     """Windows of whole steps, each within `max_tokens` by `conversation_tokens` in `formats`.
 
-    Every window starts with the first user turn (the task) so it stands alone. A step is the
-    observation turns before an assistant turn plus that turn; a window ends with the results
-    answering its last call, and the next window shows those results as a user turn (their
-    call is not in it). Each window holds the longest run of steps that fits: steps are added
-    one at a time to a running count per format (`counting.Tally`), and each longer run is
-    tried by adding only what ends it, so an episode is counted in one pass. A step too long
-    even alone has its longest observations cut until it fits. A short episode comes back as
-    one window equal to the input.
+    Every window starts with the first user turn (the task) so it stands alone, and ends on an
+    assistant turn, where a trainer learns: one rule for every format. A step is the
+    observation turns before an assistant turn plus that turn; what answers a window's last
+    call opens the next window, after the task, as what the user sees (its call is not in that
+    window), and what follows the episode's last assistant turn is in no window. Each window
+    holds the longest run of steps that fits: steps are added one at a time to a running count
+    per format (`tallies`), so an episode is counted in one pass. A step too long even
+    alone has its longest observations cut until it fits.
 
     Raises:
+        NoAction: the conversation has no assistant turn.
         ValueError: the system prompt, tools and task alone exceed `max_tokens`, or a step's
             action is too long to fit even with its observations emptied.
     """
     parts = _parts(conv.turns)
-    head, steps, tail = parts
+    head, steps = parts
+    if not steps:
+        raise NoAction(f"episode {conv.episode_id}: no assistant turn, nothing to train on")
     protected = 1 if head else 0
     count = LengthCounter(conv, formats)
     opening = count.start([head] if head else [])
@@ -124,25 +118,6 @@ def split_into_windows(
             f"episode {conv.episode_id}: the system prompt, tools and task take {base} tokens, "
             f"more than max_tokens={max_tokens}; raise max_tokens or shorten the first user turn"
         )
-    if not steps:
-        whole = count(conv.turns)
-        if whole <= max_tokens:
-            return [replace(conv, turns=list(conv.turns), window=0, windows=1, tokens=whole)]
-        return [_cut_to_fit(replace(conv, turns=list(conv.turns)), max_tokens, protected, count)]
-
-    def ending(last: int) -> list[Turn]:
-        """What closes a window whose last step is `last`."""
-        return (
-            tail if last == len(steps) - 1 else _answers(steps[last + 1].before, steps[last].action)
-        )
-
-    def tried(running: list[Tally], last: int) -> int:
-        """Tokens of the window of the steps added to `running`, `last` the last of them."""
-        closed = copies(running)
-        for turn in ending(last):
-            add(closed, turn)
-        return count.total(closed)
-
     windows: list[Conversation] = []
     first, final = 0, len(steps) - 1
     while first <= final:
@@ -150,7 +125,7 @@ def split_into_windows(
         before = _detached(steps[first].before) if first > 0 else steps[first].before
         for turn in [*before, steps[first].action]:
             add(running, turn)
-        tokens = tried(running, first)
+        tokens = count.total(running)
         if tokens > max_tokens:
             window = _window(conv, parts, first, first)
             windows.append(_cut_to_fit(window, max_tokens, protected, count))
@@ -160,7 +135,7 @@ def split_into_windows(
         while last < final:
             for turn in [*steps[last + 1].before, steps[last + 1].action]:
                 add(running, turn)
-            longer = tried(running, last + 1)
+            longer = count.total(running)
             if longer > max_tokens:
                 break
             last, tokens = last + 1, longer

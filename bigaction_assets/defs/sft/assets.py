@@ -20,7 +20,7 @@ from bigaction_assets.sft.parallel import render_episodes, worker_count
 from bigaction_assets.sink import ValidatedSink
 
 # Bump when rendering changes what a model is trained on (prompts, formats, windows).
-SFT_VERSION = "1"
+SFT_VERSION = "2"  # 2: windows end on the assistant, one message per side run, thoughts in sharegpt
 # Bump when the files' lines change: 2 follows each dataset's written order, not example ids.
 FILES_VERSION = "2"
 GROUP = "sft"

@@ -1,0 +1,243 @@
+"""Running lengths of a conversation's turns in each SFT format, one tally class per format.
+
+Each tally mirrors its renderer (`openai_format`, `sharegpt_format`, `openhands_format`) turn by
+turn: every format makes one message of each run of turns of one side (`side_groups`), texts a
+renderer merges are counted by composing their parts (`joined_tokens`), and what a turn
+contributes is worked out once per conversation (`TurnFacts`). A change to a renderer needs the
+same change here; `tests/test_sft_counting.py` holds the two equal.
+"""
+
+from __future__ import annotations
+
+from bigaction_assets.joined_tokens import Facts, facts, joined
+from bigaction_assets.sft.conversation import Turn
+from bigaction_assets.sft.lengths import CALL_OVERHEAD, MESSAGE_OVERHEAD
+from bigaction_assets.sft.openhands_format import function_block, result_header
+from bigaction_assets.sft.sharegpt_format import THOUGHT_WORDS, with_thought
+from bigaction_assets.tokens import count_tokens
+
+BLANK_LINE = "\n\n"
+
+
+class TurnFacts:
+    """What each turn of one conversation contributes to each format, worked out once.
+
+    Turns are remembered by identity: windows of a conversation share its turn objects.
+    """
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Turn, int, Facts, Facts]] = {}
+        self._gpt: dict[int, tuple[Turn, int]] = {}
+
+    def gpt_tokens(self, turn: Turn) -> int:
+        """Tokens of an assistant turn's sharegpt message, when it is a run of its own."""
+        known = self._gpt.get(id(turn))
+        if known is None or known[0] is not turn:
+            known = self._gpt[id(turn)] = (turn, MESSAGE_OVERHEAD + gpt_tokens([turn], self))
+        return known[1]
+
+    def of(self, turn: Turn) -> tuple[int, Facts, Facts]:
+        """(its openai tokens besides its content, its openhands value, its content)."""
+        known = self._known.get(id(turn))
+        if known is None or known[0] is not turn:
+            content = facts(turn.content)
+            extra = 0
+            if turn.role == "assistant":
+                for call in turn.tool_calls:
+                    extra += CALL_OVERHEAD + count_tokens(call.id) + count_tokens(call.name)
+                    extra += facts(call.arguments_json).tokens
+                blocks = [facts(function_block(call)) for call in turn.tool_calls]
+                value = joined(BLANK_LINE, ([content] if turn.content else []) + blocks)
+            elif turn.role == "tool":
+                extra += count_tokens(turn.tool_call_id) if turn.tool_call_id else 0
+                value = joined("\n", [facts(result_header(turn)), content])
+            else:
+                value = content
+            known = self._known[id(turn)] = (turn, extra, value, content)
+        return known[1], known[2], known[3]
+
+
+TurnInfo = tuple[int, Facts, Facts]  # TurnFacts.of: openai extra tokens, openhands value, content
+
+
+class Tally:
+    """The running length, in one format, of a conversation whose turns are added one by one.
+
+    Every format makes one message of each run of turns of one side (`side_groups`); a tally
+    keeps the run still open apart, so a total costs that run alone. Windows try many endings
+    of the same run, each on a copy: a copy is a few fields.
+    """
+
+    __slots__ = ("fixed", "turns")
+
+    def __init__(self, turns: TurnFacts, fixed: int) -> None:
+        self.turns = turns
+        self.fixed = fixed
+
+    def add(self, turn: Turn, info: TurnInfo) -> None:
+        raise NotImplementedError
+
+    def total(self) -> int:
+        """Tokens of the conversation with the turns added so far, rendered in this format."""
+        raise NotImplementedError
+
+    def copy(self) -> Tally:
+        raise NotImplementedError
+
+
+class OpenaiTally(Tally):
+    """A message per run: contents joined by a blank line (an assistant's non-empty ones), plus
+    the calls of an assistant run or the call id of a result."""
+
+    __slots__ = ("extra", "mine", "text")
+
+    def __init__(self, turns: TurnFacts, fixed: int) -> None:
+        super().__init__(turns, fixed)
+        self.mine: bool | None = None  # the side of the open message, None before any
+        self.text: Facts | None = None
+        self.extra = 0
+
+    def add(self, turn: Turn, info: TurnInfo) -> None:
+        mine, shown = turn.role == "assistant", not (turn.role == "assistant" and not turn.content)
+        if self.mine is not None and self.mine == mine:
+            if shown:
+                parts = [info[2]] if self.text is None else [self.text, info[2]]
+                self.text = joined(BLANK_LINE, parts)
+            if mine:  # a user-side message shows the call id of its first turn only
+                self.extra += info[0]
+            return
+        self.fixed += self._open()
+        self.mine, self.text, self.extra = mine, info[2] if shown else None, info[0]
+
+    def _open(self) -> int:
+        if self.mine is None:
+            return 0
+        return MESSAGE_OVERHEAD + (self.text.tokens if self.text is not None else 0) + self.extra
+
+    def total(self) -> int:
+        return self.fixed + self._open()
+
+    def copy(self) -> Tally:
+        twin = OpenaiTally(self.turns, self.fixed)
+        twin.mine, twin.text, twin.extra = self.mine, self.text, self.extra
+        return twin
+
+
+class OpenhandsTally(Tally):
+    """Consecutive turns of one side (the assistant's, or the human's) merge into one value."""
+
+    __slots__ = ("mine", "open")
+
+    def __init__(self, turns: TurnFacts, fixed: int) -> None:
+        super().__init__(turns, fixed)
+        self.mine: bool | None = None  # the side of the open entry, None before any
+        self.open: Facts | None = None
+
+    def add(self, turn: Turn, info: TurnInfo) -> None:
+        mine, value = turn.role == "assistant", info[1]
+        if self.open is not None and self.mine == mine:
+            self.open = joined(BLANK_LINE, [self.open, value])
+            return
+        if self.open is not None:
+            self.fixed += MESSAGE_OVERHEAD + self.open.tokens
+        self.mine, self.open = mine, value
+
+    def total(self) -> int:
+        return self.fixed + (MESSAGE_OVERHEAD + self.open.tokens if self.open is not None else 0)
+
+    def copy(self) -> Tally:
+        twin = OpenhandsTally(self.turns, self.fixed)
+        twin.mine, twin.open = self.mine, self.open
+        return twin
+
+
+def thought_and_calls_tokens(thought: Facts, calls: Facts) -> int:
+    """Tokens of `with_thought(thought, calls)`. With thought words that end a segment where
+    they meet the text (LLaMA-Factory's default ones do: the opening ends, and the closing
+    starts and ends, with a newline), that is the words' own counts, the parts' counts, and
+    the one seam where the thought's last segment meets the newline of the closing word."""
+    opening, closing = THOUGHT_WORDS
+    composable = opening.endswith("\n") and closing.endswith("\n") and closing[:1] == "\n"
+    if composable and thought.clean_start and calls.clean_start and facts(closing[1:]).clean_start:
+        seam = count_tokens(thought.last + "\n") - count_tokens(thought.last)
+        tokens = count_tokens(opening) + thought.tokens + seam + count_tokens(closing[1:])
+        return tokens + calls.tokens
+    return count_tokens(with_thought(thought.text, calls.text))
+
+
+def gpt_tokens(group: list[Turn], turns: TurnFacts) -> int:
+    """Tokens of an assistant run's sharegpt value: its calls after its thought, or its text."""
+    texts = [turns.of(turn)[2] for turn in group if turn.content]
+    text = joined(BLANK_LINE, texts)
+    payload = [call.call_json for turn in group for call in turn.tool_calls]
+    if not payload:
+        return text.tokens
+    calls = facts(payload[0] if len(payload) == 1 else f"[{', '.join(payload)}]")
+    return thought_and_calls_tokens(text, calls) if texts else calls.tokens
+
+
+class SharegptTally(Tally):
+    """A value per run: the human side's contents joined, the assistant's calls (after its
+    thought in the thought words) or its text."""
+
+    __slots__ = ("assistant", "group", "human", "value")
+
+    def __init__(self, turns: TurnFacts, fixed: int) -> None:
+        super().__init__(turns, fixed)
+        self.assistant: bool | None = None  # the side of the open group, None before any
+        self.group: list[Turn] = []
+        self.human: Facts | None = None  # the open human group's value, joined as it grows
+        self.value: int | None = None  # the open assistant group's tokens, once counted
+
+    def copy(self) -> Tally:
+        twin = SharegptTally(self.turns, self.fixed)
+        twin.assistant, twin.group, twin.human = self.assistant, list(self.group), self.human
+        twin.value = self.value
+        return twin
+
+    def add(self, turn: Turn, info: TurnInfo) -> None:
+        assistant = turn.role == "assistant"
+        if self.assistant == assistant:
+            if assistant:
+                self.group.append(turn)
+                self.value = None
+            else:
+                self.human = joined(BLANK_LINE, [self.human, info[2]])
+            return
+        self.fixed += self._open_group()
+        self.assistant, self.group, self.value = assistant, [turn] if assistant else [], None
+        self.human = None if assistant else info[2]
+
+    def _open_group(self) -> int:
+        if self.assistant is None:
+            return 0
+        if not self.assistant:
+            return MESSAGE_OVERHEAD + self.human.tokens
+        if self.value is None:
+            if len(self.group) == 1:  # the usual run: one turn, its value known from before
+                self.value = self.turns.gpt_tokens(self.group[0])
+            else:
+                self.value = MESSAGE_OVERHEAD + gpt_tokens(self.group, self.turns)
+        return self.value
+
+    def total(self) -> int:
+        return self.fixed + self._open_group()
+
+
+TALLIES: dict[str, type[Tally]] = {
+    "openai": OpenaiTally,
+    "sharegpt": SharegptTally,
+    "openhands": OpenhandsTally,
+}
+
+
+def add(tallies: list[Tally], turn: Turn) -> None:
+    """Add `turn` to every format's tally (its facts worked out once for all of them)."""
+    if tallies:
+        info = tallies[0].turns.of(turn)
+        for tally in tallies:
+            tally.add(turn, info)
+
+
+def copies(tallies: list[Tally]) -> list[Tally]:
+    return [tally.copy() for tally in tallies]
