@@ -8,8 +8,11 @@ from bigaction_assets.sft.conversation import Conversation, Turn
 
 
 def _assistant(group: list[Turn]) -> dict[str, Any]:
-    text = "\n\n".join(turn.content for turn in group if turn.content)
-    calls = [call for turn in group for call in turn.tool_calls]
+    if len(group) == 1:  # the usual run: one turn
+        text, calls = group[0].content, group[0].tool_calls
+    else:
+        text = "\n\n".join(turn.content for turn in group if turn.content)
+        calls = [call for turn in group for call in turn.tool_calls]
     if not calls:
         return {"role": "assistant", "content": text}
     return {
@@ -29,8 +32,8 @@ def _assistant(group: list[Turn]) -> dict[str, Any]:
 def _user_side(group: list[Turn]) -> dict[str, Any]:
     """One message for a run of the user's side: the result of the call before it, with what
     follows it (LLaMA-Factory refuses a user message right after a tool result), or user text."""
-    text = "\n\n".join(turn.content for turn in group)
     first = group[0]
+    text = first.content if len(group) == 1 else "\n\n".join(turn.content for turn in group)
     if first.role == "tool":
         return {"role": "tool", "tool_call_id": first.tool_call_id, "content": text}
     return {"role": "user", "content": text}

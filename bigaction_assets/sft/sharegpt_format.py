@@ -27,7 +27,8 @@ THOUGHT_WORDS = ("<think>\n", "\n</think>\n\n")
 
 def _human_entry(group: list[Turn]) -> dict[str, str]:
     role = "observation" if group[0].role == "tool" else "human"
-    return {"from": role, "value": "\n\n".join(turn.content for turn in group)}
+    value = group[0].content if len(group) == 1 else "\n\n".join(t.content for t in group)
+    return {"from": role, "value": value}
 
 
 def with_thought(thought: str, calls: str, thought_words: tuple[str, str] = THOUGHT_WORDS) -> str:
@@ -36,8 +37,11 @@ def with_thought(thought: str, calls: str, thought_words: tuple[str, str] = THOU
 
 
 def _gpt_entry(group: list[Turn], thought_words: tuple[str, str]) -> dict[str, str]:
-    text = "\n\n".join(turn.content for turn in group if turn.content)
-    calls = [call for turn in group for call in turn.tool_calls]
+    if len(group) == 1:  # the usual run: one turn
+        text, calls = group[0].content, group[0].tool_calls
+    else:
+        text = "\n\n".join(turn.content for turn in group if turn.content)
+        calls = [call for turn in group for call in turn.tool_calls]
     if not calls:
         return {"from": "gpt", "value": text}
     payload = [call.call_json for call in calls]
