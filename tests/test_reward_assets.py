@@ -22,6 +22,7 @@ from bigaction_assets.defs.reward.sensors import new_labels_sensor
 from bigaction_assets.lake import iter_table_rows
 from bigaction_assets.privacy.forget import record_request
 from bigaction_assets.release.build import ReleaseSettings, build_release
+from bigaction_assets.sft.llama_factory import sharegpt_rules
 from bigaction_assets.sources.proactive import ADAPTER
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -224,6 +225,9 @@ def test_reward_examples_follow_the_rules_and_join_to_episodes(stage) -> None:
     for entry in info.values():
         lines = (out / entry["file_name"]).read_text().splitlines()
         assert lines and all(set(entry["columns"].values()) <= set(orjson.loads(x)) for x in lines)
+        # LLaMA-Factory's loader keeps every line: plain SFT, or ranking data as it expects it
+        ranking = entry.get("ranking", False)
+        assert [x for x in lines if sharegpt_rules(orjson.loads(x), ranking=ranking)] == []
 
 
 @pytest.mark.skipif(not (SHARED_DATA / "llama_factory").exists(), reason="../shared is absent")
