@@ -46,7 +46,8 @@ def alignment_problems(
     even positions and the assistant side at odd ones, checked up to the first that is not; an
     even count, or an odd one for ranking data; else it skips the example as abnormal. Its
     processors then drop a conversation without an odd prompt and a response (supervised.py,
-    pairwise.py), so an empty one is lost too."""
+    pairwise.py), so an empty one is lost too. KTO data (a boolean `kto_tag` column) aligns
+    like plain data; its last message is the one judged."""
     for position, role in enumerate(roles):
         allowed = user_side if position % 2 == 0 else assistant_side
         if role not in allowed:
