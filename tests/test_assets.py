@@ -266,6 +266,30 @@ def test_new_partition_leaves_other_partitions_untouched(run, dagster_lake) -> N
     }
 
 
+def test_metadata_totals_across_partitions_are_numbers_beside_the_partition_counts(
+    run, dagster_lake
+) -> None:
+    """Each table's materialization carries its partition's rows and the whole table's, as
+    integers (the UI's Plots tab draws numbers, not JSON)."""
+    counts: dict[str, list[int]] = {asset: [] for asset in ASSET_GROUPS}
+    for name in ("synatra", "agenttuning_mind2web"):
+        dagster_lake.add_bundled("adp", name)
+        result = run(f"adp.{name}")
+        assert result.success
+        for asset, materialization in materializations(result).items():
+            counts[asset].append(meta(materialization, "dagster/row_count"))
+    last = materializations(result)
+    for asset, group in ASSET_GROUPS.items():
+        total = last[asset].metadata["total_rows_all_partitions"]
+        assert isinstance(total, dg.IntMetadataValue), asset
+        on_disk = sum(parquet_rows(p) for p in (dagster_lake.root / group / asset).glob("*"))
+        assert total.value == sum(counts[asset]) == on_disk, asset
+        assert meta(last[asset], "partitions_in_lake") == 2
+    assert meta(last["episodes"], "total_rows_all_partitions") > meta(
+        last["episodes"], "dagster/row_count"
+    )
+
+
 def test_rematerializing_replaces_the_partition(run, dagster_lake) -> None:
     dagster_lake.add_bundled("adp", "synatra")
     first = materializations(run("adp.synatra"))

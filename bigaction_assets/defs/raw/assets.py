@@ -7,7 +7,7 @@ from typing import Any
 import dagster as dg
 
 from bigaction_assets import ingest, staging
-from bigaction_assets.defs.metadata import markdown_preview
+from bigaction_assets.defs.metadata import markdown_preview, totals_across_partitions
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.defs.standardized.assets import GROUP, STANDARDIZE_VERSION, TABLES
@@ -69,6 +69,7 @@ def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
+            **totals_across_partitions(lake.root, "raw", "raw_records"),
             "files": [str(path) for path in files],
             "input_bytes": sum(path.stat().st_size for path in files),
             "landing_fingerprint": files_fingerprint(files, lake.landing),

@@ -10,7 +10,11 @@ import dagster as dg
 import pandera.polars as pandera
 
 from bigaction_assets import ingest, staging
-from bigaction_assets.defs.metadata import column_schema, markdown_preview
+from bigaction_assets.defs.metadata import (
+    column_schema,
+    markdown_preview,
+    totals_across_partitions,
+)
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import open_partition, read_partition
@@ -99,6 +103,7 @@ def standardized_tables(
         preview = [{c: row.get(c) for c in shown} for row in previews[name]]
         metadata: dict[str, Any] = {
             "dagster/row_count": totals[name],
+            **totals_across_partitions(lake.root, GROUP, name),
             "preview": dg.MetadataValue.md(markdown_preview(preview)),
         }
         if name in ("episodes", "rejects"):

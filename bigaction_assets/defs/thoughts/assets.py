@@ -11,7 +11,11 @@ from bigaction_assets.defs.llm_calls import (
     calls_metadata,
     keep_without_model,
 )
-from bigaction_assets.defs.metadata import column_schema, markdown_preview
+from bigaction_assets.defs.metadata import (
+    column_schema,
+    markdown_preview,
+    totals_across_partitions,
+)
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource, LLMResource, environment_llm
 from bigaction_assets.lake import open_partition
@@ -88,7 +92,8 @@ def thoughts_asset(llm: LLMResource) -> dg.AssetsDefinition:
             f"{key}: {stats.requests} calls, {stats.cache_hits} from cache, {dict(statuses)}"
         )
         metadata = _metadata(llm, stats, statuses, run.examples, sink.total)
-        return dg.MaterializeResult(metadata=metadata)
+        totals = totals_across_partitions(lake.root, GROUP, "thoughts")
+        return dg.MaterializeResult(metadata={**metadata, **totals})
 
     return thoughts
 
@@ -118,6 +123,7 @@ def _without_model(
         metadata={
             "llm": NO_MODEL,
             "dagster/row_count": kept,
+            **totals_across_partitions(lake.root, GROUP, "thoughts"),
             "actions_without_thought": waiting,
             "how_to_configure": HOW_TO_CONFIGURE,
         }
