@@ -10,4 +10,6 @@ from bigaction_assets.defs.resources import local_resources
 @dg.definitions
 def defs() -> dg.Definitions:
     loaded = dg.load_from_defs_folder(path_within_project=Path(__file__).parent)
-    return dg.Definitions.merge(loaded, dg.Definitions(resources=local_resources()))
+    # one process per run unless a job says otherwise (defs/jobs.py says why)
+    local = dg.Definitions(resources=local_resources(), executor=dg.in_process_executor)
+    return dg.Definitions.merge(loaded, local)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,15 +17,17 @@ import duckdb
 import orjson
 
 from bigaction_assets import ingest
+from bigaction_assets.dagster_home import prepare_dagster_home
 from bigaction_assets.rerun.fingerprint import file_sha256, files_fingerprint
 from bigaction_assets.rerun.graph import Graph, cache_graph, cached_graph, source_hash
 from bigaction_assets.rerun.inputs import LLM_SETTINGS, extra_inputs
 from bigaction_assets.rerun.plan import Plan, Step, plan
 from bigaction_assets.rerun.stamps import Stamps
-from bigaction_assets.settings import DATA_DIR_ENV, PROJECT_ROOT, Paths
+from bigaction_assets.settings import DATA_DIR_ENV, Paths
 from bigaction_assets.sources import adapters
 
 JOB_NAME = "build_dataset"
+BENCHMARK_JOB = "score_dataset"  # after build_dataset, on each landing dataset (no telemetry day)
 FILES_JOB_NAME = "write_sft_files"
 RELEASE_JOB_NAME = "publish_release"
 LEADERBOARD_JOB_NAME = "rank_models"
@@ -42,18 +43,8 @@ CROSS_DATASET_JOBS = {
     REWARD_JOB_NAME: "reward examples",
     RELEASE_JOB_NAME: "release",
 }
-JOBS = [JOB_NAME, TELEMETRY_BATCHES_JOB, TELEMETRY_DAY_JOB, *CROSS_DATASET_JOBS]
+JOBS = [JOB_NAME, BENCHMARK_JOB, TELEMETRY_BATCHES_JOB, TELEMETRY_DAY_JOB, *CROSS_DATASET_JOBS]
 LLM_MODEL_ENV = LLM_SETTINGS[0]
-
-
-def prepare_dagster_home(paths: Paths) -> Path:
-    """Use $DAGSTER_HOME, or `<data>/dagster`, holding the project's dagster.yaml."""
-    home = Path(os.environ.get("DAGSTER_HOME") or paths.lake.parent / "dagster")
-    home.mkdir(parents=True, exist_ok=True)
-    if not (home / "dagster.yaml").exists():
-        shutil.copy(PROJECT_ROOT / "dagster.yaml", home / "dagster.yaml")
-    os.environ["DAGSTER_HOME"] = str(home)
-    return home
 
 
 def land_telemetry(paths: Paths) -> dict[str, Path]:
@@ -91,9 +82,13 @@ def demo_steps(graph: Graph, datasets: list[str], batches: list[str]) -> list[St
     steps = [Step(TELEMETRY_BATCHES_JOB, tuple(batches), batch_outputs, label="raw_telemetry")]
     owner: dict[str, Step] = {}
     for key in datasets:
-        job = TELEMETRY_DAY_JOB if key.startswith("telemetry.") else JOB_NAME
-        step = Step(job, (key,))
-        for asset in graph.jobs[job]:
+        day = key.startswith("telemetry.")
+        step = (
+            Step(TELEMETRY_DAY_JOB, (key,))
+            if day
+            else Step(JOB_NAME, (key,), then=(BENCHMARK_JOB,))
+        )
+        for asset in (a for job in (step.job, *step.then) for a in graph.jobs[job]):
             if graph.assets[asset].partitions is None:
                 owner[asset] = step
             else:

@@ -15,8 +15,6 @@ from bigaction_assets.rerun.graph import Graph
 from bigaction_assets.rerun.plan import Plan, Step, output_files
 from bigaction_assets.rerun.stamps import Stamps
 
-PARTITIONS = "datasets"
-BATCH_PARTITIONS = "telemetry_batches"  # raw_telemetry: one per landed batch
 # Runs are recorded in the instance for the UI; the terminal gets warnings and the summary.
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
@@ -33,11 +31,11 @@ def graph_from_dagster(jobs: list[str]) -> Graph:
     return graph_of(load_definitions(), jobs)
 
 
-def run_config(graph: Graph, step: Step, configs: dict[str, Any]) -> dict[str, Any]:
-    """QUIET, plus the config of each asset the step builds that was given one (`--config`)."""
+def run_config(graph: Graph, assets: list[str], configs: dict[str, Any]) -> dict[str, Any]:
+    """QUIET, plus the config of each of `assets` that was given one (`--config`)."""
     ops = {
         graph.assets[asset].op: {"config": configs[asset]}
-        for asset, _ in step.stale
+        for asset in assets
         if configs.get(asset) and configs[asset] != graph.assets[asset].config
     }
     return {**QUIET, "ops": ops} if ops else QUIET
@@ -50,8 +48,26 @@ def run_step(
     step: Step,
     configs: dict[str, Any],
 ) -> bool:
-    """One run of the step's job on what is out of date in it; whether it succeeded."""
-    keys = sorted({dg.AssetKey(asset) for asset, _ in step.stale})
+    """One run of each of the step's jobs with something out of date; whether all succeeded."""
+    for job in (step.job, *step.then):
+        stale = sorted({asset for asset, _ in step.stale if asset in graph.jobs[job]})
+        if not stale:
+            continue
+        if not run_job(definitions, instance, job, stale, step, run_config(graph, stale, configs)):
+            return False  # the step's later jobs would build on what failed
+    return True
+
+
+def run_job(
+    definitions: dg.Definitions,
+    instance: dg.DagsterInstance,
+    job: str,
+    assets: list[str],
+    step: Step,
+    config: dict[str, Any],
+) -> bool:
+    """One run of `job` on `assets`, on the step's partitions; whether it succeeded."""
+    keys = [dg.AssetKey(asset) for asset in assets]
     options: dict[str, Any] = {}
     if len(step.partitions) == 1:
         options["partition_key"] = step.partitions[0]
@@ -61,10 +77,10 @@ def run_step(
             "dagster/asset_partition_range_start": min(stale),
             "dagster/asset_partition_range_end": max(stale),
         }
-    result = definitions.resolve_job_def(step.job).execute_in_process(
+    result = definitions.resolve_job_def(job).execute_in_process(
         instance=instance,
         raise_on_error=False,
-        run_config=run_config(graph, step, configs),
+        run_config=config,
         asset_selection=keys,
         **options,
     )
@@ -84,7 +100,7 @@ def materialize(
     definitions = load_definitions()
     instance = dg.DagsterInstance.get()
     owned = {(graph.assets[a].partitions, p) for s in plan.steps for a, p in s.owns if p}
-    for name in (PARTITIONS, BATCH_PARTITIONS):
+    for name in sorted({n for n, _ in owned if n}):  # datasets, benchmark_datasets, batches
         known = set(instance.get_dynamic_partitions(name))
         keys = sorted(p for n, p in owned if n == name and p not in known)
         instance.add_dynamic_partitions(name, keys)

@@ -12,9 +12,8 @@ from bigaction_assets.definitions import defs
 from tests.conftest import BUNDLED_LANDING
 
 DATASETS = ("mind2web.train_demo", "the_wave.test_demo")
-PER_DATASET = dg.AssetSelection.groups("raw", "standardized") | dg.AssetSelection.assets(
-    "benchmark_snapshot", "eval_results"
-)
+SPINE = dg.AssetSelection.groups("raw", "standardized")
+BENCHMARK = dg.AssetSelection.assets("benchmark_snapshot", "eval_results")  # partitioned apart
 
 
 @pytest.fixture(scope="module")
@@ -32,14 +31,22 @@ def built(pipeline, dagster_lake, ephemeral_instance):
         BUNDLED_LANDING / "the_wave" / "test_demo.jsonl", dagster_lake.landing / "the_wave"
     )
     shutil.copytree(BUNDLED_LANDING / "predictions", dagster_lake.landing / "predictions")
-    ephemeral_instance.add_dynamic_partitions("datasets", list(DATASETS))
+    for partitions in ("datasets", "benchmark_datasets"):
+        ephemeral_instance.add_dynamic_partitions(partitions, list(DATASETS))
 
-    def run(key=None, selection=PER_DATASET, run_config=None):
+    def materialize(key, selection, run_config=None):
         return dg.materialize(
             pipeline, partition_key=key, instance=ephemeral_instance,
             resources={"lake": dagster_lake.resource}, selection=selection,
             run_config=run_config, raise_on_error=False,
         )  # fmt: skip
+
+    def run(key=None, selection=None, run_config=None):
+        """The dataset's spine, then its benchmark (the result of that); or `selection`."""
+        if selection is not None:
+            return materialize(key, selection, run_config)
+        spine = materialize(key, SPINE)
+        return materialize(key, BENCHMARK, run_config) if spine.success else spine
 
     results = {key: run(key) for key in DATASETS}
     results["leaderboard"] = run(selection=dg.AssetSelection.assets("leaderboard"))
@@ -61,6 +68,8 @@ def test_snapshot_scores_and_leaderboard(built):
         assert checks["targets_among_choices"] and checks["snapshot_steps_unique"]
     wave = _metadata(results["the_wave.test_demo"], "benchmark_snapshot")
     assert wave["dagster/row_count"] == 6 and wave["invalid_by_reason"] == {"no_target": 1}
+    mind2web = pq.read_metadata(lake.table("benchmark", "benchmark_snapshot", DATASETS[0]))
+    assert wave["total_rows_all_partitions"] == 6 + mind2web.num_rows  # built second
     scores = _metadata(results["mind2web.train_demo"], "eval_results")
     assert scores["dagster/row_count"] == 28  # 14 steps x 2 models
     board = pq.read_table(lake.table("benchmark", "leaderboard", "all")).to_pylist()

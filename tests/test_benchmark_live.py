@@ -18,9 +18,8 @@ from bigaction_assets.privacy.erasure import Forgotten, erase_lake
 from bigaction_assets.privacy.register import table_offenders
 
 KEY = "mind2web.train_demo"
-SNAPSHOT = dg.AssetSelection.groups("raw", "standardized") | dg.AssetSelection.assets(
-    "benchmark_snapshot"
-)
+SPINE = dg.AssetSelection.groups("raw", "standardized")
+SNAPSHOT = dg.AssetSelection.assets("benchmark_snapshot")  # partitioned apart from the spine
 ANSWERS = dg.AssetSelection.assets("model_answers")
 SCORES = dg.AssetSelection.assets("eval_results", "leaderboard")
 
@@ -29,12 +28,14 @@ SCORES = dg.AssetSelection.assets("eval_results", "leaderboard")
 def lake_with_snapshot(graph, dagster_lake, ephemeral_instance):
     pipeline = graph
     dagster_lake.add_bundled("mind2web", "train_demo")
-    ephemeral_instance.add_dynamic_partitions("datasets", [KEY])
-    built = dg.materialize(
-        pipeline, partition_key=KEY, instance=ephemeral_instance, selection=SNAPSHOT,
-        resources={"lake": dagster_lake.resource},
-    )  # fmt: skip
-    assert built.success
+    for partitions in ("datasets", "benchmark_datasets"):
+        ephemeral_instance.add_dynamic_partitions(partitions, [KEY])
+    for selection in (SPINE, SNAPSHOT):
+        built = dg.materialize(
+            pipeline, partition_key=KEY, instance=ephemeral_instance, selection=selection,
+            resources={"lake": dagster_lake.resource},
+        )  # fmt: skip
+        assert built.success
     return pipeline
 
 

@@ -53,6 +53,10 @@ def graph_snapshot(definitions: dg.Definitions) -> dict[str, Any]:
             "kinds": sorted(node.kinds),
             "partitions": _partitions_name(node.partitions_def),
             "has_description": bool(node.description),
+            # what runs by itself under `make ui` (none for the Hub push)
+            "automation": (
+                node.automation_condition.get_label() if node.automation_condition else None
+            ),
         }
     checks = [
         {
@@ -154,3 +158,36 @@ def test_the_workspace_make_ui_serves_loads_under_its_own_name(tmp_path) -> None
     assert done.returncode == 0, output[-3000:]
     assert "Validation successful for code location bigaction" in output
     assert "does not match" not in output
+
+
+def test_no_asset_has_telemetry_days_it_is_never_built_for(definitions: dg.Definitions) -> None:
+    """A telemetry day is a partition of `datasets` built by `build_telemetry_day`: an asset
+    partitioned by `datasets` that this job leaves out would show every day as missing in the
+    UI forever (the benchmark did). Every landing dataset's job builds the rest."""
+    graph = definitions.resolve_asset_graph()
+    day_job = set(
+        definitions.resolve_job_def("build_telemetry_day").asset_layer.selected_asset_keys
+    )
+    by_days = {
+        _key(key)
+        for key in graph.get_all_asset_keys()
+        if _partitions_name(graph.get(key).partitions_def) == "datasets"
+    }
+    assert by_days == {_key(key) for key in day_job if graph.get(key).partitions_def}
+    benchmark = ("benchmark_snapshot", "model_answers", "eval_results")
+    for name in benchmark:
+        assert _partitions_name(graph.get(dg.AssetKey(name)).partitions_def) == "benchmark_datasets"
+
+
+def test_automation_is_on_and_never_pushes(definitions: dg.Definitions) -> None:
+    """Under `make ui` the daemon runs the automation sensor from the start; it reaches the
+    SFT files, the leaderboard and the release folder, but the Hub push only runs when
+    launched (`publish_release`)."""
+    sensor = definitions.resolve_sensor_def("automation_sensor")
+    assert isinstance(sensor, dg.AutomationConditionSensorDefinition)
+    assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
+    graph = definitions.resolve_asset_graph()
+    automated = {_key(k) for k in graph.get_all_asset_keys() if graph.get(k).automation_condition}
+    assert {"sft_files", "leaderboard", "hub_release", "benchmark_snapshot"} <= automated
+    assert "hub_revision" not in automated
+    assert set(sensor.asset_selection.resolve(graph)) == set(graph.get_all_asset_keys())

@@ -15,6 +15,7 @@ import yaml
 
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.release.assets import release_asset
+from bigaction_assets.defs.release.push import revision_asset
 from bigaction_assets.defs.resources import HubResource
 from bigaction_assets.release.build import MANIFEST
 from bigaction_assets.sft import windows
@@ -23,6 +24,7 @@ from tests.hub_server import FakeHub
 
 PARTITIONS = "datasets"
 KEY = dg.AssetKey("hub_release")
+REVISION = dg.AssetKey("hub_revision")
 BUILD = dg.AssetSelection.groups("raw", "standardized") | dg.AssetSelection.assets("sft_examples")
 TEST_SPLIT = "mind2web.test_task_demo"
 TOKEN = "hf_SECRET_release_token_0123456789"
@@ -68,20 +70,25 @@ def built(pipeline, tmp_path_factory) -> Iterator[tuple[DagsterLake, dg.DagsterI
 
 
 def release(pipeline, target, instance, hub: HubResource | None = None, **config: Any):
-    """Materializes `hub_release` alone, publishing through `hub` (local folder only if None)."""
-    assets = [a for a in pipeline if not (isinstance(a, dg.AssetsDefinition) and KEY in a.keys)]
+    """Materializes `hub_release` alone (the local folder), or with `hub` the way
+    `publish_release` does: the folder, then `hub_revision` pushing it through `hub`."""
+    ours = (KEY, REVISION)
+    assets = [
+        a for a in pipeline if not (isinstance(a, dg.AssetsDefinition) and set(ours) & a.keys)
+    ]
+    bound = hub or HubResource()
     return dg.materialize(
-        [*assets, release_asset(hub or HubResource())],
+        [*assets, release_asset(bound), revision_asset(bound)],
         instance=instance,
-        selection=dg.AssetSelection.assets(KEY),
+        selection=dg.AssetSelection.assets(*(ours if hub else [KEY])),
         resources={"lake": target.resource},
         run_config={"ops": {"hub_release": {"config": config}}},
         raise_on_error=False,
     )
 
 
-def metadata(result: dg.ExecuteInProcessResult) -> dict[str, Any]:
-    [event] = result.get_asset_materialization_events()
+def metadata(result: dg.ExecuteInProcessResult, asset: dg.AssetKey = KEY) -> dict[str, Any]:
+    [event] = [e for e in result.get_asset_materialization_events() if e.asset_key == asset]
     return {k: v.value for k, v in event.materialization.metadata.items()}
 
 
@@ -192,7 +199,8 @@ def test_local_release_loads_with_datasets(pipeline, built, tmp_path):
         c: {s: n for s, n in splits.items()} for c, splits in json.loads(
             (folder / MANIFEST).read_text())["rows"].items()
     }  # fmt: skip
-    assert values["hub_commit"] == "none" and values["excluded_datasets"] == [TEST_SPLIT]
+    assert "hub_commit" not in values, "the folder asset never pushes"
+    assert values["excluded_datasets"] == [TEST_SPLIT]
     assert not list(target.data.glob(".release*")), "no temporary folder is left behind"
 
 
@@ -229,12 +237,12 @@ def test_push_commits_once_and_never_leaks_the_token(pipeline, built, monkeypatc
         card = repo.files("main")["README.md"].decode()
         assert 'load_dataset("bigaction/web-agents", "sft_openai"' in card
         assert '"hf_hub_url": "bigaction/web-agents"' in card
-        values = metadata(first)
+        values = metadata(first, REVISION)
         assert values["hub_commit"] == repo.branches["main"]
         assert repo.tags == {values["hub_tag"]: repo.branches["main"]}
 
         second = release(pipeline, target, instance, hub, exclude_datasets=[TEST_SPLIT])
-        assert second.success and metadata(second)["hub_commit"] == "unchanged"
+        assert second.success and metadata(second, REVISION)["hub_commit"] == "unchanged"
         assert len(repo.commits) == 2, "the same release makes no commit"
         commits = [r for r in server.requests if r.method == "POST" and "/commit/" in r.path]
         assert len(commits) == 1
@@ -252,8 +260,46 @@ def test_push_commits_once_and_never_leaks_the_token(pipeline, built, monkeypatc
         captured = capfd.readouterr()
         assert TOKEN not in "".join(logs) + captured.out + captured.err
         assert all(TOKEN.encode() not in content for content in repo.files("main").values())
-        assert all(TOKEN not in repr(metadata(r)) for r in (first, second, third))
+        assert all(TOKEN not in repr(metadata(r, a)) for r in (first, second, third)
+                   for a in (KEY, REVISION))  # fmt: skip
         assert all(TOKEN.encode() not in p.read_bytes() for p in folder.rglob("*") if p.is_file())
+    finally:
+        server.stop()
+
+
+def test_the_folder_alone_never_pushes_and_a_push_checks_the_folder_first(
+    pipeline, built, monkeypatch
+) -> None:
+    """`hub_release` (what runs by itself under `make ui`) leaves the Hub alone even when one
+    is configured; `hub_revision` launched on its own refuses a folder that is not as built."""
+    target, instance = built
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    server = FakeHub(TOKEN)
+    try:
+        hub = HubResource(repo_id="bigaction/web-agents", token=dg.EnvVar("HF_TOKEN"),
+                          endpoint=server.url)  # fmt: skip
+        assets = [a for a in pipeline if not (isinstance(a, dg.AssetsDefinition)
+                                              and {KEY, REVISION} & a.keys)]  # fmt: skip
+        folder_only = dg.materialize(
+            [*assets, release_asset(hub), revision_asset(hub)], instance=instance,
+            selection=dg.AssetSelection.assets(KEY), resources={"lake": target.resource},
+            run_config={"ops": {"hub_release": {"config": {"exclude_datasets": [TEST_SPLIT]}}}},
+        )  # fmt: skip
+        assert folder_only.success
+        assert (target.data / "release" / "README.md").is_file()
+        assert not server.repos and not [r for r in server.requests if r.method == "POST"]
+
+        shard = sorted((target.data / "release" / "data").rglob("*.parquet"))[0]
+        shard.write_bytes(shard.read_bytes() + b"tampered")
+        pushed = dg.materialize(
+            [*assets, release_asset(hub), revision_asset(hub)], instance=instance,
+            selection=dg.AssetSelection.assets(REVISION), resources={"lake": target.resource},
+            raise_on_error=False,
+        )  # fmt: skip
+        assert not pushed.success
+        message = failure(pushed)
+        assert "push blocked" in message and shard.name in message
+        assert not server.repos, "nothing reached the Hub"
     finally:
         server.stop()
 

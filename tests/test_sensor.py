@@ -16,11 +16,13 @@ import dagster as dg
 import pytest
 
 from bigaction_assets.definitions import defs
+from bigaction_assets.defs import jobs
 from bigaction_assets.defs.raw.sensors import UNREAD_CURSOR_KEY
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 
 SENSOR = "landing_datasets_sensor"
 PARTITIONS = "datasets"
+BENCHMARK_PARTITIONS = "benchmark_datasets"
 BUNDLED = ("synatra", "agenttuning_mind2web")
 
 
@@ -59,9 +61,10 @@ def tick(code_location, instance, landing):
         data = code_location.resolve_sensor_def(SENSOR).evaluate_tick(context)
         for request in data.dynamic_partitions_requests:
             assert isinstance(request, dg.AddDynamicPartitionsRequest)
-            assert request.partitions_def_name == PARTITIONS
+            assert request.partitions_def_name in (PARTITIONS, BENCHMARK_PARTITIONS)
             if request.partition_keys:
-                instance.add_dynamic_partitions(PARTITIONS, list(request.partition_keys))
+                name = request.partitions_def_name
+                instance.add_dynamic_partitions(name, list(request.partition_keys))
         return data
 
     return _tick
@@ -72,10 +75,18 @@ def requested(data) -> list[str]:
     return sorted(r.partition_key for r in data.run_requests if r.job_name == "build_dataset")
 
 
-def added(data) -> list[str]:
+def added(data, partitions: str = PARTITIONS) -> list[str]:
     return sorted(
-        key for request in data.dynamic_partitions_requests for key in request.partition_keys
+        key
+        for request in data.dynamic_partitions_requests
+        if request.partitions_def_name == partitions
+        for key in request.partition_keys
     )
+
+
+def executor(request: dg.RunRequest) -> str:
+    [mode] = request.run_config["execution"]["config"]
+    return mode
 
 
 def test_first_tick_requests_one_run_per_dataset_and_adds_partitions(tick, instance) -> None:
@@ -89,7 +100,34 @@ def test_first_tick_requests_one_run_per_dataset_and_adds_partitions(tick, insta
         assert request.tags["dagster/partition"] == request.partition_key
     assert added(data) == expected
     assert sorted(instance.get_dynamic_partitions(PARTITIONS)) == expected
+    # the benchmark's partitions: the same landing datasets (telemetry days are not among them)
+    assert added(data, BENCHMARK_PARTITIONS) == expected
+    assert sorted(instance.get_dynamic_partitions(BENCHMARK_PARTITIONS)) == expected
     assert sorted(json.loads(data.cursor)) == [*expected, UNREAD_CURSOR_KEY]
+
+
+def test_a_small_dataset_runs_in_one_process_a_large_one_in_a_process_per_step(
+    tick, landing, monkeypatch
+) -> None:
+    assert {executor(request) for request in tick().run_requests} == {"in_process"}
+
+    synatra = (landing.landing / "adp" / "synatra.json").stat().st_size
+    monkeypatch.setattr(jobs, "PROCESSES_FROM_BYTES", synatra)  # synatra is "large" now
+    modes = {request.partition_key: executor(request) for request in tick().run_requests}
+
+    assert modes == {"adp.agenttuning_mind2web": "in_process", "adp.synatra": "multiprocess"}
+
+
+def test_an_instance_from_before_the_benchmark_partitions_gets_them(tick, instance) -> None:
+    """An instance that knows the datasets but not the benchmark's partitions of them (made
+    before the benchmark had its own) has them registered, and no dataset is run for it."""
+    first = tick()
+    instance.delete_dynamic_partition(BENCHMARK_PARTITIONS, "adp.synatra")
+
+    second = tick(first.cursor)
+
+    assert second.run_requests == []
+    assert added(second) == [] and added(second, BENCHMARK_PARTITIONS) == ["adp.synatra"]
 
 
 def test_second_tick_with_the_cursor_requests_nothing(tick) -> None:

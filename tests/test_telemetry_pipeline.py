@@ -19,6 +19,7 @@ from planted import PLANTED, stored_text
 
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.release.assets import release_asset
+from bigaction_assets.defs.release.push import revision_asset
 from bigaction_assets.defs.resources import HubResource
 from bigaction_assets.privacy.forget import record_request
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
@@ -160,9 +161,11 @@ def run_logs(instance: dg.DagsterInstance) -> str:
 def _release(
     everything: list, instance: dg.DagsterInstance, target: Any
 ) -> dg.ExecuteInProcessResult:
-    assets = [a for a in everything if not (isinstance(a, dg.AssetsDefinition) and dg.AssetKey("hub_release") in a.keys)]  # fmt: skip
+    ours = {dg.AssetKey("hub_release"), dg.AssetKey("hub_revision")}
+    assets = [a for a in everything if not (isinstance(a, dg.AssetsDefinition) and ours & a.keys)]
+    hub = HubResource()  # one object for both: a job holding both needs the same resource
     return dg.materialize(
-        [*assets, release_asset(HubResource())], instance=instance,
+        [*assets, release_asset(hub), revision_asset(hub)], instance=instance,
         resources={"lake": target.resource}, raise_on_error=False,
         selection=dg.AssetSelection.assets("hub_release"),
     )  # fmt: skip

@@ -75,14 +75,19 @@ def test_each_new_set_of_forget_requests_starts_one_erasure(dagster_lake, epheme
     assert isinstance(new, dg.RunRequest) and new.run_key != run.run_key
 
 
-def test_the_daily_schedule_builds_yesterday_only_when_it_landed() -> None:
+def test_the_daily_schedule_builds_yesterday_only_when_it_landed(dagster_lake) -> None:
     after_midnight = datetime(2025, 5, 15, 0, 30, tzinfo=UTC)
+    land(dagster_lake.landing, 1)
     with dg.instance_for_test() as instance:
         context = dg.build_schedule_context(
-            instance=instance, scheduled_execution_time=after_midnight
+            instance=instance,
+            scheduled_execution_time=after_midnight,
+            resources={"lake": dagster_lake.resource},
         )
         assert isinstance(telemetry_daily_schedule(context), dg.SkipReason)
         instance.add_dynamic_partitions("datasets", [DAY])
         request = telemetry_daily_schedule(context)
     assert isinstance(request, dg.RunRequest)
     assert request.partition_key == DAY and request.run_key == DAY
+    # one small batch: the day's run goes in one process
+    assert request.run_config == {"execution": {"config": {"in_process": {}}}}

@@ -1,15 +1,35 @@
-"""The per-dataset job: one landing dataset through every partitioned stage."""
+"""The jobs: one landing dataset through the spine, its benchmark, and the cross-dataset outputs.
+
+Jobs without an executor of their own run in one process (the code location's default): a
+step in a process of its own pays that process's start-up (~3 s here, loading Dagster and the
+definitions), which is most of a small run. The per-dataset jobs can run either way, and the
+sensor or schedule that launches them chooses by the size of the dataset's landing files.
+"""
+
+from typing import Any
 
 import dagster as dg
+
+# From this many bytes of landing files a dataset's steps are worth a process each, so that
+# independent stages (thoughts, SFT examples, the benchmark) run side by side; below it the
+# start-up of those processes costs more than the work they share (benchmarks/ui_flow.py).
+PROCESSES_FROM_BYTES = 256 << 20
+
+
+def execution_config(landing_bytes: int) -> dict[str, Any]:
+    """Run config choosing one process for a small dataset, one per step for a large one."""
+    mode = "multiprocess" if landing_bytes >= PROCESSES_FROM_BYTES else "in_process"
+    return {"execution": {"config": {mode: {}}}}
+
 
 dataset_job = dg.define_asset_job(
     "build_dataset",
     selection=dg.AssetSelection.groups("raw", "standardized")
-    | dg.AssetSelection.assets("thoughts", "sft_examples")
-    | dg.AssetSelection.assets("benchmark_snapshot", "model_answers", "eval_results"),
+    | dg.AssetSelection.assets("thoughts", "sft_examples"),
+    executor_def=dg.multi_or_in_process_executor,
     description=(
-        "Builds one landing dataset: raw records, standardized tables, generated thoughts, "
-        "SFT examples, benchmark steps, a live model's answers (when one is set) and scores."
+        "Builds one landing dataset: raw records, standardized tables, generated thoughts and "
+        "SFT examples. Its benchmark partition follows (score_dataset)."
     ),
 )
 
@@ -20,6 +40,15 @@ unread_files_job = dg.define_asset_job(
     "when that list changes).",
 )
 
+# The benchmark's partitions are the landing datasets without the telemetry days, so it is a
+# job of its own; under `make ui` the automation sensor runs it after build_dataset.
+benchmark_job = dg.define_asset_job(
+    "score_dataset",
+    selection=dg.AssetSelection.assets("benchmark_snapshot", "model_answers", "eval_results"),
+    description="Builds one dataset's benchmark steps, a live model's answers (when one is "
+    "set) and the scores of every model with predictions.",
+)
+
 sft_files_job = dg.define_asset_job(
     "write_sft_files",
     selection=dg.AssetSelection.assets("sft_files"),
@@ -28,8 +57,9 @@ sft_files_job = dg.define_asset_job(
 
 release_job = dg.define_asset_job(
     "publish_release",
-    selection=dg.AssetSelection.assets("hub_release"),
-    description="Builds the release folder from the lake and pushes it when a Hub repo is set.",
+    selection=dg.AssetSelection.assets("hub_release", "hub_revision"),
+    description="Builds the release folder from the lake and pushes it to the Hub when a Hub "
+    "repo and token are set: the only way a release reaches the Hub.",
 )
 
 leaderboard_job = dg.define_asset_job(
@@ -50,6 +80,7 @@ telemetry_day_job = dg.define_asset_job(
     selection=dg.AssetSelection.assets("raw_records", "telemetry_report")
     | dg.AssetSelection.assets("thoughts", "sft_examples")
     | dg.AssetSelection.groups("standardized"),
+    executor_def=dg.multi_or_in_process_executor,
     description="Compacts one day of telemetry batches into raw_records, then standardized "
     "episodes, generated thoughts and SFT examples, and refreshes the daily report.",
 )

@@ -67,7 +67,11 @@ def extra_inputs(
         "hub_release": {
             "forget": forget,
             "repo": env.get(HUB_REPO) or None,
-            "push": bool(env.get(HUB_REPO) and env.get("HF_TOKEN")),  # a push is an output too
             "version": version("bigaction-assets"),
+        },
+        "hub_revision": {  # a push is an output too: to another repo, or a first one
+            "repo": env.get(HUB_REPO) or None,
+            "push": bool(env.get(HUB_REPO) and env.get("HF_TOKEN")),
+            "forget": forget,
         },
     }

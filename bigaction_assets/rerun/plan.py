@@ -23,8 +23,8 @@ Instance = tuple[str, str | None]  # (asset, partition key or None)
 
 @dataclass
 class Step:
-    """One job run: `partitions` it runs on (none: unpartitioned; several: a range), the
-    outputs it owns, and which of them are out of date."""
+    """One job run (and the runs of `then`, on the same partitions): `partitions` it runs on
+    (none: unpartitioned; several: a range), the outputs it owns, and which are out of date."""
 
     job: str
     partitions: tuple[str, ...]
@@ -33,6 +33,9 @@ class Step:
     why: dict[Instance, str] = field(default_factory=dict)
     label: str = ""
     """What the demo prints for it; the partition, or the job, when empty."""
+    then: tuple[str, ...] = ()
+    """Jobs run after `job` on the same partitions, as part of this step: a dataset's
+    benchmark, whose partitions are defined apart from the spine's."""
 
     @property
     def name(self) -> str:
@@ -76,7 +79,7 @@ class Fingerprints:
             dep_node = self.graph.assets[dep]
             if dep_node.partitions is None:
                 upstream.append((dep, self(dep, None)))
-            elif dep_node.partitions == node.partitions and partition is not None:
+            elif partition is not None:  # the same key (defs/rerun_graph.py checks the mapping)
                 upstream.append((dep, self(dep, partition)))
             else:  # every partition of it: one more, one fewer or one changed counts
                 keys = self.instances.get(dep, [])

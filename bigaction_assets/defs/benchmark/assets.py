@@ -21,8 +21,13 @@ from bigaction_assets.benchmark.leaderboard import ALL_SPLITS, leaderboard_rows,
 from bigaction_assets.benchmark.live import live_predictions
 from bigaction_assets.benchmark.prompts import PROMPT_VERSION
 from bigaction_assets.benchmark.snapshot import SnapshotSettings, episode_rows
-from bigaction_assets.defs.metadata import column_schema, markdown_preview
-from bigaction_assets.defs.partitions import datasets_partitions
+from bigaction_assets.defs.automation import AFTER_INPUTS_CHANGE, WITH_ITS_DATASET
+from bigaction_assets.defs.metadata import (
+    column_schema,
+    markdown_preview,
+    totals_across_partitions,
+)
+from bigaction_assets.defs.partitions import SAME_DATASET, benchmark_datasets
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.durable import write_durably
 from bigaction_assets.lake import iter_table_rows, open_partition, write_partition
@@ -63,9 +68,13 @@ class EvalResultsConfig(dg.Config):
 @dg.asset(
     group_name=GROUP,
     kinds={"python", "parquet"},
-    partitions_def=datasets_partitions,
-    deps=["episodes", "events", "dom_snapshots", "web_candidates"],
+    partitions_def=benchmark_datasets,
+    deps=[
+        dg.AssetDep(spine, partition_mapping=SAME_DATASET)
+        for spine in ("episodes", "events", "dom_snapshots", "web_candidates")
+    ],
     code_version=BENCHMARK_VERSION,
+    automation_condition=WITH_ITS_DATASET,
     metadata={"dagster/column_schema": column_schema(BenchmarkSnapshotSchema)},
 )
 def benchmark_snapshot(
@@ -95,6 +104,7 @@ def benchmark_snapshot(
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
+            **totals_across_partitions(lake.root, GROUP, "benchmark_snapshot"),
             "valid_steps": sink.total - sum(invalid.values()),
             "invalid_by_reason": dict(sorted(invalid.items())),
             "steps_by_split": dict(sorted(splits.items())),
@@ -109,9 +119,10 @@ def benchmark_snapshot(
 @dg.asset(
     group_name=GROUP,
     kinds={"python", "parquet"},
-    partitions_def=datasets_partitions,
+    partitions_def=benchmark_datasets,
     deps=[benchmark_snapshot, "model_answers"],
     code_version=EVAL_RESULTS_VERSION,
+    automation_condition=WITH_ITS_DATASET,
     metadata={"dagster/column_schema": column_schema(EvalResultSchema)},
 )
 def eval_results(
@@ -138,6 +149,7 @@ def eval_results(
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
+            **totals_across_partitions(lake.root, GROUP, "eval_results"),
             "prediction_files": [str(f) for f in files],
             "live_models": sorted({model for model, _, _ in live}),
             "results_by_status": dict(sorted(statuses.items())),
@@ -153,6 +165,7 @@ def eval_results(
     kinds={"python", "parquet"},
     deps=[eval_results],
     code_version=BENCHMARK_VERSION,
+    automation_condition=AFTER_INPUTS_CHANGE,
     metadata={"dagster/column_schema": column_schema(LeaderboardSchema)},
 )
 def leaderboard(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:

@@ -6,14 +6,19 @@ import dagster as dg
 
 from bigaction_assets.benchmark.live import ask_live_model, kept_answers
 from bigaction_assets.benchmark.prompts import PROMPT_VERSION
+from bigaction_assets.defs.automation import WITH_ITS_DATASET
 from bigaction_assets.defs.llm_calls import (
     HOW_TO_CONFIGURE,
     NO_MODEL,
     calls_metadata,
     keep_without_model,
 )
-from bigaction_assets.defs.metadata import column_schema, markdown_preview
-from bigaction_assets.defs.partitions import datasets_partitions
+from bigaction_assets.defs.metadata import (
+    column_schema,
+    markdown_preview,
+    totals_across_partitions,
+)
+from bigaction_assets.defs.partitions import benchmark_datasets
 from bigaction_assets.defs.resources import LakeResource, LLMResource, environment_llm
 from bigaction_assets.lake import open_partition
 from bigaction_assets.schemas import arrow_schema
@@ -31,9 +36,10 @@ def model_answers_asset(llm: LLMResource) -> dg.AssetsDefinition:
     @dg.asset(
         group_name=GROUP,
         kinds={"python", "parquet", "openai"},
-        partitions_def=datasets_partitions,
+        partitions_def=benchmark_datasets,
         deps=["benchmark_snapshot"],
         code_version=ANSWERS_VERSION,
+        automation_condition=WITH_ITS_DATASET,
         pool="llm",
         resource_defs={"llm": llm},
         metadata={"dagster/column_schema": column_schema(ModelAnswerSchema)},
@@ -46,7 +52,8 @@ def model_answers_asset(llm: LLMResource) -> dg.AssetsDefinition:
         if not llm.configured:
             kept = keep_without_model(context, lake, GROUP, "model_answers", ModelAnswerSchema)
             metadata = {"llm": NO_MODEL, "how_to_configure": HOW_TO_CONFIGURE}
-            return dg.MaterializeResult(metadata={**metadata, "dagster/row_count": kept})
+            totals = totals_across_partitions(lake.root, GROUP, "model_answers")
+            return dg.MaterializeResult(metadata={**metadata, "dagster/row_count": kept, **totals})
         config = llm.config()
         others = kept_answers(lake.root, key, config.client.model)
         run = ask_live_model(lake.root, key, config, lake.llm_cache, context.run.run_id)
@@ -62,6 +69,7 @@ def model_answers_asset(llm: LLMResource) -> dg.AssetsDefinition:
         return dg.MaterializeResult(
             metadata={
                 "dagster/row_count": sink.total,
+                **totals_across_partitions(lake.root, GROUP, "model_answers"),
                 **calls_metadata(llm, run.stats),
                 "steps_answered_by_status": dict(sorted(statuses.items())),
                 "invalid_steps_not_asked": run.invalid_steps,

@@ -6,8 +6,8 @@ import json
 import dagster as dg
 
 from bigaction_assets import ingest, unread
-from bigaction_assets.defs.jobs import dataset_job, unread_files_job
-from bigaction_assets.defs.partitions import datasets_partitions
+from bigaction_assets.defs.jobs import dataset_job, execution_config, unread_files_job
+from bigaction_assets.defs.partitions import benchmark_datasets, datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.sources import adapters
@@ -48,20 +48,27 @@ def _unread_runs(
 
 @dg.sensor(
     jobs=[dataset_job, unread_files_job],
-    minimum_interval_seconds=30,
+    # The daemon looks every 5 s and skips a sensor whose last tick is younger than this: 5
+    # would mean every other look. A tick hashes only files whose stat changed.
+    minimum_interval_seconds=1,
     default_status=dg.DefaultSensorStatus.RUNNING,
 )
 def landing_datasets_sensor(
     context: dg.SensorEvaluationContext, lake: LakeResource
 ) -> dg.SensorResult:
-    """Registers new landing datasets as partitions and runs each new or changed one once;
-    warns of landing files nothing reads and keeps their table up to date."""
+    """Registers new landing datasets as partitions (of the spine and of the benchmark) and runs
+    each new or changed one once, in one process unless it is large enough to be told otherwise
+    (`jobs.execution_config`); warns of landing files nothing reads and keeps their table up to
+    date."""
     seen: dict[str, str] = json.loads(context.cursor) if context.cursor else {}
     # adapters whose data arrives all day (telemetry) have their own sensor and schedule
     steady = {n: a for n, a in adapters().items() if not getattr(a, "arrives_continuously", False)}
     found = ingest.discover(lake.landing, steady)
-    known = set(context.instance.get_dynamic_partitions(datasets_partitions.name))
-    new = sorted(set(found) - known)
+    # an instance from before the benchmark had partitions of its own registers them too
+    new = [
+        (p, sorted(set(found) - set(context.instance.get_dynamic_partitions(p.name))))
+        for p in (datasets_partitions, benchmark_datasets)
+    ]
     # file contents, as `make demo` fingerprints them: a `touch` runs nothing, an edit does
     current = {key: files_fingerprint(files, lake.landing) for key, files in found.items()}
     changed = [
@@ -73,11 +80,14 @@ def landing_datasets_sensor(
     return dg.SensorResult(
         run_requests=[
             dg.RunRequest(
-                job_name=dataset_job.name, partition_key=key, run_key=f"{key}:{current[key]}"
+                job_name=dataset_job.name,
+                partition_key=key,
+                run_key=f"{key}:{current[key]}",
+                run_config=execution_config(sum(f.stat().st_size for f in found[key])),
             )
             for key in changed
         ]
         + unread_runs,
-        dynamic_partitions_requests=[datasets_partitions.build_add_request(new)] if new else [],
+        dynamic_partitions_requests=[p.build_add_request(keys) for p, keys in new if keys],
         cursor=json.dumps({**current, UNREAD_CURSOR_KEY: listing}, sort_keys=True),
     )

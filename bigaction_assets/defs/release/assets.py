@@ -1,10 +1,11 @@
-"""Release stage: one Hub dataset revision from the standardized and SFT tables."""
+"""Release stage: the Hub dataset folder, built from the standardized and SFT tables."""
 
 from importlib.metadata import version
 from pathlib import Path
 
 import dagster as dg
 
+from bigaction_assets.defs.automation import AFTER_INPUTS_CHANGE
 from bigaction_assets.defs.release.checks import RELEASE_DIR, failed_upstream_gates
 from bigaction_assets.defs.resources import HubResource, LakeResource, hub_from_env
 from bigaction_assets.defs.sft.assets import SFT_VERSION
@@ -31,7 +32,8 @@ class HubReleaseConfig(dg.Config):
 
 
 def release_asset(hub: HubResource) -> dg.AssetsDefinition:
-    """`hub_release` publishing through `hub`; the code location binds `hub_from_env()`.
+    """`hub_release` for the repository `hub` names (its card shows how to load it from there);
+    the code location binds `hub_from_env()`. It never pushes: `hub_revision` does.
 
     The Hub is bound on the asset rather than in the top-level resources so that running the
     rest of the graph never needs one; tests build their own with a local Hub.
@@ -43,6 +45,7 @@ def release_asset(hub: HubResource) -> dg.AssetsDefinition:
         deps=["episodes", "events", "sft_examples"],
         code_version=RELEASE_VERSION,
         resource_defs={"hub": hub},
+        automation_condition=AFTER_INPUTS_CHANGE,
     )
     def hub_release(
         context: dg.AssetExecutionContext,
@@ -50,7 +53,7 @@ def release_asset(hub: HubResource) -> dg.AssetsDefinition:
         hub: HubResource,
         config: HubReleaseConfig,
     ) -> dg.MaterializeResult:
-        """One dataset revision: Parquet shards per config and split, a card; pushed if set."""
+        """The release folder: Parquet shards per config and split, a card, a manifest."""
         datasets = lake_datasets(lake.root)
         try:
             kept = releasable(datasets, config.exclude_datasets)
@@ -72,10 +75,7 @@ def release_asset(hub: HubResource) -> dg.AssetsDefinition:
             )
         except (NotRedistributable, EmptyRelease) as exc:
             raise dg.Failure(str(exc)) from exc
-        pushed = hub.publish(release.folder, PIPELINE_VERSION, release.content_sha256)
-        context.log.info(
-            f"release in {release.folder}" + (f", pushed to {pushed.url}" if pushed else "")
-        )
+        context.log.info(f"release in {release.folder}")
         return dg.MaterializeResult(
             metadata={
                 "rows_by_config": dg.MetadataValue.json(release.rows),
@@ -86,13 +86,12 @@ def release_asset(hub: HubResource) -> dg.AssetsDefinition:
                 "datasets": kept,
                 "excluded_datasets": settings.excluded,
                 "path": dg.MetadataValue.path(str(release.folder)),
-                "hub": (pushed.repo_id if pushed else "not configured (local folder only)"),
-                "hub_commit": (pushed.commit or "unchanged") if pushed else "none",
-                "hub_tag": pushed.tag if pushed else "none",
             }
         )
 
     return hub_release
 
 
-hub_release = release_asset(hub_from_env())
+# one resource for both release assets: a job holding both needs them to be the same object
+ENVIRONMENT_HUB = hub_from_env()
+hub_release = release_asset(ENVIRONMENT_HUB)

@@ -6,7 +6,12 @@ from typing import Any
 
 import dagster as dg
 
-from bigaction_assets.defs.metadata import column_schema, markdown_preview
+from bigaction_assets.defs.automation import AFTER_INPUTS_CHANGE
+from bigaction_assets.defs.metadata import (
+    column_schema,
+    markdown_preview,
+    totals_across_partitions,
+)
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import open_partition
@@ -106,6 +111,7 @@ def sft_examples(
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
+            **totals_across_partitions(lake.root, GROUP, "sft_examples"),
             "examples_by_split": dict(sorted(splits.items())),
             "thought_sources": dict(sorted(thoughts.items())),
             "duplicates_dropped": duplicates,
@@ -124,7 +130,7 @@ def sft_examples(
     kinds={"python", "json"},
     deps=[sft_examples],
     code_version=FILES_VERSION,
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=AFTER_INPUTS_CHANGE,
 )
 def sft_files(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
     """One JSONL file per SFT format and split, across datasets, with dataset_info.json."""

@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import dagster as dg
 
-from bigaction_assets.defs.jobs import telemetry_batches_job, telemetry_day_job
+from bigaction_assets.defs.jobs import execution_config, telemetry_batches_job, telemetry_day_job
 from bigaction_assets.defs.partitions import datasets_partitions, telemetry_batches
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.sources import partition_key
@@ -47,11 +47,14 @@ def telemetry_batches_sensor(
     default_status=dg.DefaultScheduleStatus.RUNNING,
 )
 def telemetry_daily_schedule(
-    context: dg.ScheduleEvaluationContext,
+    context: dg.ScheduleEvaluationContext, lake: LakeResource
 ) -> dg.RunRequest | dg.SkipReason:
     """After midnight UTC, compacts yesterday's batches and builds its episodes and report."""
     day = (context.scheduled_execution_time - timedelta(days=1)).strftime("%Y-%m-%d")
     key = partition_key(ADAPTER, day)
     if not context.instance.has_dynamic_partition(datasets_partitions.name, key):
         return dg.SkipReason(f"no telemetry landed on {day}")
-    return dg.RunRequest(run_key=key, partition_key=key)
+    landed = sum(
+        p.stat().st_size for b, p in batch_files(lake.landing).items() if batch_day(b) == day
+    )
+    return dg.RunRequest(run_key=key, partition_key=key, run_config=execution_config(landed))
