@@ -116,6 +116,8 @@ def test_a_small_dataset_runs_in_one_process_a_large_one_in_a_process_per_step(
     modes = {request.partition_key: executor(request) for request in tick().run_requests}
 
     assert modes == {"adp.agenttuning_mind2web": "in_process", "adp.synatra": "multiprocess"}
+    monkeypatch.setenv(jobs.PROCESSES_FROM_ENV, "0")  # another machine: processes for all
+    assert {executor(request) for request in tick().run_requests} == {"multiprocess"}
 
 
 def test_an_instance_from_before_the_benchmark_partitions_gets_them(tick, instance) -> None:

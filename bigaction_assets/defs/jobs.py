@@ -6,19 +6,23 @@ definitions), which is most of a small run. The per-dataset jobs can run either 
 sensor or schedule that launches them chooses by the size of the dataset's landing files.
 """
 
+import os
 from typing import Any
 
 import dagster as dg
 
 # From this many bytes of landing files a dataset's steps are worth a process each, so that
-# independent stages (thoughts, SFT examples, the benchmark) run side by side; below it the
+# independent stages (thoughts, SFT examples, their checks) run side by side; below it the
 # start-up of those processes costs more than the work they share (benchmarks/ui_flow.py).
 PROCESSES_FROM_BYTES = 256 << 20
+PROCESSES_FROM_ENV = "BIGACTION_PROCESSES_FROM_MB"  # another machine, another threshold
 
 
 def execution_config(landing_bytes: int) -> dict[str, Any]:
     """Run config choosing one process for a small dataset, one per step for a large one."""
-    mode = "multiprocess" if landing_bytes >= PROCESSES_FROM_BYTES else "in_process"
+    setting = os.environ.get(PROCESSES_FROM_ENV)
+    threshold = int(float(setting) * (1 << 20)) if setting else PROCESSES_FROM_BYTES
+    mode = "multiprocess" if landing_bytes >= threshold else "in_process"
     return {"execution": {"config": {mode: {}}}}
 
 
