@@ -33,7 +33,7 @@ class HubReleaseConfig(dg.Config):
 
 def release_asset(hub: HubResource) -> dg.AssetsDefinition:
     """`hub_release` for the repository `hub` names (its card shows how to load it from there);
-    the code location binds `hub_from_env()`. It never pushes: `hub_revision` does.
+    the code location binds `ENVIRONMENT_HUB`. It never pushes: `hub_revision` does.
 
     The Hub is bound on the asset rather than in the top-level resources so that running the
     rest of the graph never needs one; tests build their own with a local Hub.
