@@ -106,18 +106,17 @@ def test_first_tick_requests_one_run_per_dataset_and_adds_partitions(tick, insta
     assert sorted(json.loads(data.cursor)) == [*expected, UNREAD_CURSOR_KEY]
 
 
-def test_a_small_dataset_runs_in_one_process_a_large_one_in_a_process_per_step(
+def test_a_dataset_runs_in_one_process_unless_told_from_which_size_not_to(
     tick, landing, monkeypatch
 ) -> None:
+    monkeypatch.delenv(jobs.PROCESSES_FROM_ENV, raising=False)
     assert {executor(request) for request in tick().run_requests} == {"in_process"}
 
     synatra = (landing.landing / "adp" / "synatra.json").stat().st_size
-    monkeypatch.setattr(jobs, "PROCESSES_FROM_BYTES", synatra)  # synatra is "large" now
+    monkeypatch.setenv(jobs.PROCESSES_FROM_ENV, str(synatra / (1 << 20)))  # synatra is "large"
     modes = {request.partition_key: executor(request) for request in tick().run_requests}
 
     assert modes == {"adp.agenttuning_mind2web": "in_process", "adp.synatra": "multiprocess"}
-    monkeypatch.setenv(jobs.PROCESSES_FROM_ENV, "0")  # another machine: processes for all
-    assert {executor(request) for request in tick().run_requests} == {"multiprocess"}
 
 
 def test_an_instance_from_before_the_benchmark_partitions_gets_them(tick, instance) -> None:

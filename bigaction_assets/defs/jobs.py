@@ -1,9 +1,12 @@
 """The jobs: one landing dataset through the spine, its benchmark, and the cross-dataset outputs.
 
-Jobs without an executor of their own run in one process (the code location's default): a
-step in a process of its own pays that process's start-up (~3 s here, loading Dagster and the
-definitions), which is most of a small run. The per-dataset jobs can run either way, and the
-sensor or schedule that launches them chooses by the size of the dataset's landing files.
+Runs go in one process (the code location's default executor; the per-dataset jobs can run
+either way, chosen per run). A step in a process of its own pays that process's start-up (~3 s
+here, loading Dagster and the definitions, more under load): a two-record dataset took 2 min 8 s
+that way under `make ui`, and it never paid back on this graph, whose stages mostly wait on one
+another (benchmarks/ui_flow.py: 91 s against 6 s for 100 MB of ADP). A large dataset's
+parallelism lives elsewhere and is kept: `sft_examples` renders with a process per core from
+4,000 episodes, and two runs (datasets) go at once.
 """
 
 import os
@@ -11,19 +14,18 @@ from typing import Any
 
 import dagster as dg
 
-# From this many bytes of landing files a dataset's steps are worth a process each, so that
-# independent stages (thoughts, SFT examples, their checks) run side by side; below it the
-# start-up of those processes costs more than the work they share (benchmarks/ui_flow.py).
-PROCESSES_FROM_BYTES = 256 << 20
-PROCESSES_FROM_ENV = "BIGACTION_PROCESSES_FROM_MB"  # another machine, another threshold
+# Landing size from which a dataset's run gets a process per step; unset, never. For a machine
+# or a graph where independent heavy steps (e.g. a slow live model beside long checks) pay for it.
+PROCESSES_FROM_ENV = "BIGACTION_PROCESSES_FROM_MB"
+PROCESSES_FROM_BYTES: int | None = None
 
 
 def execution_config(landing_bytes: int) -> dict[str, Any]:
-    """Run config choosing one process for a small dataset, one per step for a large one."""
+    """Run config for a dataset's run: one process, or one per step from the configured size."""
     setting = os.environ.get(PROCESSES_FROM_ENV)
     threshold = int(float(setting) * (1 << 20)) if setting else PROCESSES_FROM_BYTES
-    mode = "multiprocess" if landing_bytes >= threshold else "in_process"
-    return {"execution": {"config": {mode: {}}}}
+    many = threshold is not None and landing_bytes >= threshold
+    return {"execution": {"config": {"multiprocess" if many else "in_process": {}}}}
 
 
 dataset_job = dg.define_asset_job(
