@@ -77,10 +77,12 @@ def load_graph(data_dir: Path) -> Graph:
 
 def demo_steps(graph: Graph, datasets: list[str], batches: list[str]) -> list[Step]:
     """The runs of a full build, in order, each with the outputs it owns; an unpartitioned
-    asset of a per-dataset job (the telemetry report) is owned by the last run that has it."""
+    asset of a per-dataset job is owned by the cross-dataset job that has it (the SFT files),
+    else by the last run that has it (the telemetry report)."""
     batch_outputs = [("raw_telemetry", b) for b in batches]
     steps = [Step(TELEMETRY_BATCHES_JOB, tuple(batches), batch_outputs, label="raw_telemetry")]
     owner: dict[str, Step] = {}
+    cross_dataset = {asset for job in CROSS_DATASET_JOBS for asset in graph.jobs[job]}
     for key in datasets:
         day = key.startswith("telemetry.")
         step = (
@@ -89,10 +91,10 @@ def demo_steps(graph: Graph, datasets: list[str], batches: list[str]) -> list[St
             else Step(JOB_NAME, (key,), then=(BENCHMARK_JOB,))
         )
         for asset in (a for job in (step.job, *step.then) for a in graph.jobs[job]):
-            if graph.assets[asset].partitions is None:
-                owner[asset] = step
-            else:
+            if graph.assets[asset].partitions is not None:
                 step.owns.append((asset, key))
+            elif asset not in cross_dataset:  # the SFT files: once, after every dataset
+                owner[asset] = step
         steps.append(step)
     for asset, step in owner.items():
         step.owns.append((asset, None))

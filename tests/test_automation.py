@@ -14,10 +14,11 @@ import pytest
 from bigaction_assets.definitions import defs
 
 KEY = "adp.synatra"
+DAY = "telemetry.2025-05-14"
+# a telemetry day's run (build_telemetry_day, less its report) leaves the SFT files to automation
 SPINE = dg.AssetSelection.groups("raw", "standardized") | dg.AssetSelection.assets(
     "thoughts", "sft_examples"
-)  # what the landing sensor's run (build_dataset) builds
-DAY = "telemetry.2025-05-14"
+)
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +48,12 @@ def setup(code_location, dagster_lake, ephemeral_instance):
     return location, ephemeral_instance, build
 
 
+def landing_run(code_location: dg.Definitions) -> dg.AssetSelection:
+    """What the landing sensor's run (build_dataset) builds, as the code location says."""
+    job = code_location.resolve_job_def("build_dataset")
+    return dg.AssetSelection.assets(*job.asset_layer.selected_asset_keys)
+
+
 class Ticks:
     """Successive evaluations, each carrying the previous one's cursor, as the daemon does."""
 
@@ -66,21 +73,23 @@ class Ticks:
         return requested
 
 
-def test_a_built_dataset_flows_to_the_end_but_the_push_waits_for_a_person(setup) -> None:
+def test_a_built_dataset_flows_to_the_end_but_the_push_waits_for_a_person(
+    setup, code_location
+) -> None:
     location, instance, build = setup
     tick = Ticks(location, instance)
     assert tick() == {}, "nothing is built on an empty lake"
 
-    build(SPINE, KEY)  # the landing sensor's run
+    build(landing_run(code_location), KEY)  # the landing sensor's run, SFT files included
     requested = tick()
     assert requested == {
         "benchmark_snapshot": [KEY], "model_answers": [KEY], "eval_results": [KEY],
-        "sft_files": ["-"], "hub_release": ["-"],
-    }  # fmt: skip
+        "hub_release": ["-"],
+    }, "the SFT files were written by the run itself: not again"  # fmt: skip
     assert tick() == {}, "asked once, not at every tick"
 
     build(dg.AssetSelection.assets("benchmark_snapshot", "model_answers", "eval_results"), KEY)
-    build(dg.AssetSelection.assets("sft_files", "hub_release"))
+    build(dg.AssetSelection.assets("hub_release"))
     assert tick() == {"leaderboard": ["-"]}  # its input, the scores, changed
     build(dg.AssetSelection.assets("leaderboard"))
     assert tick() == {}
@@ -89,7 +98,8 @@ def test_a_built_dataset_flows_to_the_end_but_the_push_waits_for_a_person(setup)
 
 def test_a_telemetry_day_not_built_yet_holds_nothing_back(setup) -> None:
     """A day is registered as its batches land and built after midnight: until then its
-    partitions are missing, and the SFT files and release still follow every other dataset."""
+    partitions are missing, and the SFT files and release still follow every other dataset
+    (built here without its SFT files, as a telemetry day's run or the README's command is)."""
     location, instance, build = setup
     instance.add_dynamic_partitions("datasets", [DAY])
     tick = Ticks(location, instance)

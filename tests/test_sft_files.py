@@ -164,3 +164,27 @@ def test_a_failed_write_leaves_the_previous_files_whole(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         write_sft_files(lake, out)
     assert stored(out) == before, "no half file, no temp file"
+
+
+def test_a_writer_waits_for_the_one_before_it_and_then_sees_its_datasets(tmp_path):
+    """Two runs may write the files at once: a second writer waits for the folder's lock, and
+    what it lists then includes a dataset written while it waited."""
+    import fcntl
+    import threading
+
+    lake, out = tmp_path / "lake", tmp_path / "sft"
+    write_examples(lake, "adp.a", [examples("adp.a", ["a/1#0"])])
+    out.mkdir()
+    holder = os.open(out, os.O_RDONLY)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # another run, writing
+    summaries: list[dict] = []
+    waiting = threading.Thread(target=lambda: summaries.append(write_sft_files(lake, out)))
+    waiting.start()
+    waiting.join(timeout=1.0)
+    assert waiting.is_alive() and not list(out.glob("*/*.jsonl")), "it waits for the lock"
+
+    write_examples(lake, "adp.b", [examples("adp.b", ["b/1#0"])])  # that run's own dataset
+    os.close(holder)
+    waiting.join(timeout=60)
+    assert not waiting.is_alive()
+    assert ids_in(out / "openai" / "train.jsonl") == ["a/1#0", "b/1#0"]

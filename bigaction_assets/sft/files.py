@@ -8,10 +8,13 @@ example id was, so a rerun writes the same bytes, and no sort has to hold every 
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import uuid
 from collections import Counter
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -126,12 +129,36 @@ def _copy_partition(path: Path, seen: SeenContent, files: _Files, counts: Counte
     return dropped
 
 
+@contextmanager
+def _writing_alone(out: Path) -> Iterator[None]:
+    """Holds an exclusive lock on `out` (the folder itself: no lock file among the outputs).
+
+    Each dataset's run writes the files after its examples, and two runs may go at once. Taken
+    before the partitions are listed, it makes the last writer one that started after every
+    other run's examples were written, or that run writes after it: the files end up holding
+    every dataset either way.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    handle = os.open(out, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # releases the lock
+
+
 def write_sft_files(lake: Path, out: Path) -> dict[str, Any]:
     """Every example of every dataset, minus exact duplicates across datasets (the first in
-    partition order wins), as `<out>/<format>/<split>.jsonl` for each format some example has.
+    partition order wins), as `<out>/<format>/<split>.jsonl` for each format some example has;
+    one writer at a time.
 
     Returns counts per split, duplicates dropped and the files written.
     """
+    with _writing_alone(out):
+        return _write_sft_files(lake, out)
+
+
+def _write_sft_files(lake: Path, out: Path) -> dict[str, Any]:
     partitions = _partition_files(lake)
     if not partitions:
         return {"examples_by_split": {}, "duplicates_dropped": 0, "files": []}
