@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import pytest
 from planted import PLANTED, stored_text
 from sft_turns import disagreements
 
+from bigaction_assets.rerun.fingerprint import file_states
 from bigaction_assets.sft.llama_factory import openai_rules, sharegpt_rules
 from bigaction_assets.sft.validate import rendering_problems
 from bigaction_assets.telemetry.sample import SAMPLE
@@ -194,30 +196,37 @@ def test_demo_builds_reward_examples_from_the_bundled_annotated_data(demo: DemoR
     assert (demo.root / "data" / "annotate" / "store.sqlite3").is_file(), "items for the app"
 
 
-def test_the_readme_cli_command_rebuilds_one_partition_to_the_same_bytes(demo: DemoRun) -> None:
-    """`dagster asset materialize` as the README shows it for CI, on the demo's instance: the
-    partition's raw table and spine are rebuilt, byte for byte the same."""
+def readme_cli_command() -> list[str]:
+    """The README's one-partition command, as a newcomer would copy it."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    [block] = re.findall(r"```bash\n\s*(export DAGSTER_HOME.*?)```", readme, re.S)
+    command = block.split("\n", 1)[1].replace("\\\n", " ")
+    return shlex.split(command.replace(".venv/bin/", str(Path(sys.executable).parent) + "/"))
+
+
+def test_the_readme_cli_command_rebuilds_one_partition_and_leaves_the_release(demo: DemoRun):
+    """The README's command for CI, on the demo's instance: the partition's raw table and spine
+    are rebuilt, byte for byte the same, and the release (folder and push) is not touched."""
     assert demo.result.returncode == 0, demo.result.stderr[-2000:]
     lake = demo.root / "data" / "lake"
     files = sorted((lake / "standardized").glob("*/adp.synatra.parquet"))
     before = {path: path.read_bytes() for path in files}
     assert len(before) >= 4  # episodes, events, rejects, dom_snapshots, ...
+    release = file_states(demo.root / "data" / "release")
     home = demo.root / "data" / "dagster"
     env = {**demo.env, "DAGSTER_HOME": str(home)}
-    command = [
-        str(Path(sys.executable).parent / "dagster"), "asset", "materialize",
-        "-m", "bigaction_assets.definitions", "--select", "raw_records+",
-        "--partition", "adp.synatra",
-        "--config-json", '{"execution": {"config": {"in_process": {}}}}',
-    ]  # fmt: skip
+    command = readme_cli_command()
+    assert "adp.synatra" in " ".join(command)
     done = subprocess.run(
         command, cwd=demo.root, env=env, capture_output=True, text=True, timeout=TIMEOUT
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "RUN_SUCCESS" in done.stderr
     steps = set(re.findall(r" - ([\w.]+) - STEP_SUCCESS", done.stderr))
-    assert "raw_records" in steps and len(steps) >= 2, steps  # the raw table and the spine
+    assert {"raw_records", "standardize_dataset", "sft_examples"} <= steps, steps
+    assert not steps & {"hub_release", "hub_revision", "sft_files"}, steps
     assert {path: path.read_bytes() for path in files} == before
+    assert file_states(demo.root / "data" / "release") == release
 
 
 def test_demo_lands_the_telemetry_sample_scrubbed_into_the_standardized_tables(demo: DemoRun):
