@@ -78,12 +78,14 @@ def test_each_new_set_of_forget_requests_starts_one_erasure(dagster_lake, epheme
 def test_the_daily_schedule_builds_yesterday_only_when_it_landed(dagster_lake) -> None:
     after_midnight = datetime(2025, 5, 15, 0, 30, tzinfo=UTC)
     land(dagster_lake.landing, 1)
-    with dg.instance_for_test() as instance:
-        context = dg.build_schedule_context(
+    with (
+        dg.instance_for_test() as instance,
+        dg.build_schedule_context(
             instance=instance,
             scheduled_execution_time=after_midnight,
             resources={"lake": dagster_lake.resource},
-        )
+        ) as context,
+    ):
         assert isinstance(telemetry_daily_schedule(context), dg.SkipReason)
         instance.add_dynamic_partitions("datasets", [DAY])
         request = telemetry_daily_schedule(context)

@@ -34,14 +34,20 @@ def _ingested_fingerprint(instance: dg.DagsterInstance, key: str) -> str | None:
 def _unread_runs(
     context: dg.SensorEvaluationContext, lake: LakeResource, last: str | None
 ) -> tuple[list[dg.RunRequest], str]:
-    """Warns of every landing file nothing reads, on every tick while it stays so, and asks for
-    the table to be listed again when what is unread changed."""
+    """Warns of each landing file nothing reads when what is unread changes (one line a tick
+    while it stays so: ticks come every few seconds), and asks for the table to be listed again
+    then."""
     files = unread.unread_files(lake.landing, adapters())
-    for file in files:
-        context.log.warning(f"landing file not read: {file.path} ({file.reason}: {file.detail})")
     listing = unread.listing_fingerprint(files)
     if listing == (last or NOTHING_UNREAD):
+        if files:
+            context.log.warning(
+                f"{len(files)} landing file(s) still not read, first {files[0].path}; "
+                "all in the table unread_landing_files"
+            )
         return [], listing
+    for file in files:
+        context.log.warning(f"landing file not read: {file.path} ({file.reason}: {file.detail})")
     run = dg.RunRequest(job_name=unread_files_job.name, run_key=f"{UNREAD_CURSOR_KEY}:{listing}")
     return [run], listing
 
