@@ -6,7 +6,7 @@ import ast
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bigaction_assets.sft.arguments import NOT_A_LITERAL, decode_arguments, python_literal
@@ -113,6 +113,8 @@ _LITERALS = st.recursive(
 @pytest.mark.filterwarnings("ignore:invalid escape sequence:DeprecationWarning")
 @settings(max_examples=400, deadline=None)
 @given(st.one_of(_LITERALS, st.lists(_PIECES, max_size=8).map("".join), st.text(max_size=12)))
+@example("\\\r0")  # a backslash before a lone carriage return continues the line too
+@example("\\\r\n0")
 def test_python_literal_agrees_with_literal_eval(text):
     """The fast paths give what `ast.literal_eval` gives, for every text."""
     assert _ours(text) == _reference_literal(text)

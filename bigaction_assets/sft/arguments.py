@@ -21,7 +21,8 @@ _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _LITERAL_OPENERS = frozenset("\"'+-.0123456789[({")
 _LITERAL_NAMES = re.compile(r"True|False|None|set\(|[rRbBuU]{1,2}[\"']")
 # Blanks, comments and line continuations, which Python skips before the first token.
-_LEADING_NOISE = re.compile(r"(?:[ \t\r\n\x0c]+|#[^\r\n]*|\\\r?\n)*")
+# Python's tokenizer takes \r\n, \r and \n alike as the end of a line, also after a backslash.
+_LEADING_NOISE = re.compile(r"(?:[ \t\r\n\x0c]+|#[^\r\n]*|\\(?:\r\n|\r|\n))*")
 
 
 def python_literal(text: str) -> Any:
