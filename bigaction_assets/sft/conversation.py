@@ -79,6 +79,15 @@ def side_groups(turns: Sequence[Turn]) -> list[list[Turn]]:
     return groups
 
 
+def assistant_text_and_calls(group: Sequence[Turn]) -> tuple[str, list[ToolCall]]:
+    """An assistant run as one message: its texts (the thought, for a run that calls), blank
+    lines between, and its calls in order."""
+    if len(group) == 1:  # the usual run: one turn
+        return group[0].content, group[0].tool_calls
+    text = "\n\n".join(turn.content for turn in group if turn.content)
+    return text, [call for turn in group for call in turn.tool_calls]
+
+
 class MissingTask(ValueError):
     """An episode opens with an action and records no task to put before it."""
 

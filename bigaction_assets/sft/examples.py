@@ -14,6 +14,7 @@ from bigaction_assets.sft.conversation import (
     ACTION_KINDS,
     Conversation,
     MissingTask,
+    assistant_text_and_calls,
     build_conversation,
 )
 from bigaction_assets.sft.counting import conversation_tokens
@@ -114,14 +115,13 @@ def markup_problems(conversation: Conversation, formats: tuple[str, ...]) -> lis
     for group in conversation.groups:
         if group[0].role != "assistant":
             continue
-        calls = [call for turn in group for call in turn.tool_calls]
+        thought, calls = assistant_text_and_calls(group)
         if "openhands" in formats:
             for turn in group:
                 for call in turn.tool_calls:
                     problems += unwritable(call.name, call.arguments, turn.content)
                 if not turn.tool_calls:
                     problems += text_problems(turn.content, "an assistant message")
-        thought = "\n\n".join(turn.content for turn in group if turn.content)
         if "sharegpt" in formats and calls and THOUGHT_WORDS[1] in thought:
             problems.append(f"a thought holds the closing thought word {THOUGHT_WORDS[1]!r}")
     return problems

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from bigaction_assets.sft.conversation import Conversation, Turn
+from bigaction_assets.sft.conversation import Conversation, Turn, assistant_text_and_calls
 
 
 def _assistant(group: list[Turn]) -> dict[str, Any]:
-    if len(group) == 1:  # the usual run: one turn
-        text, calls = group[0].content, group[0].tool_calls
-    else:
-        text = "\n\n".join(turn.content for turn in group if turn.content)
-        calls = [call for turn in group for call in turn.tool_calls]
+    text, calls = assistant_text_and_calls(group)
     if not calls:
         return {"role": "assistant", "content": text}
     return {

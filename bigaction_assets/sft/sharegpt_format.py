@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bigaction_assets.sft.conversation import Conversation, Turn
+from bigaction_assets.sft.conversation import Conversation, Turn, assistant_text_and_calls
 
 HUMAN_SIDE = ("human", "observation")  # LLaMA-Factory wants these at positions 0, 2, 4, ...
 GPT_SIDE = ("gpt", "function_call")  # ... and these at 1, 3, 5, ...
@@ -37,11 +37,7 @@ def with_thought(thought: str, calls: str, thought_words: tuple[str, str] = THOU
 
 
 def _gpt_entry(group: list[Turn], thought_words: tuple[str, str]) -> dict[str, str]:
-    if len(group) == 1:  # the usual run: one turn
-        text, calls = group[0].content, group[0].tool_calls
-    else:
-        text = "\n\n".join(turn.content for turn in group if turn.content)
-        calls = [call for turn in group for call in turn.tool_calls]
+    text, calls = assistant_text_and_calls(group)
     if not calls:
         return {"from": "gpt", "value": text}
     payload = [call.call_json for call in calls]
