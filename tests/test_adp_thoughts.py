@@ -15,6 +15,7 @@ from conftest import run_ingest, write_standardized
 from bigaction_assets import adp_export
 from bigaction_assets.sources.adp import ADAPTER
 from bigaction_assets.sources.adp_thoughts import ADP_GENERATED
+from bigaction_assets.unread import unread_files
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "adp_thoughts"
 CACHE = "swe-gym.generated_thoughts.json"
@@ -169,10 +170,19 @@ def test_landing_layout_of_a_cache(tmp_path):
         "sharded": ["sharded.generated_thoughts.json", "part-1.jsonl"],
         "single": ["single.jsonl"],
     }
+    # a cache beside no dataset, or among a dataset's shards, is read by nothing: the datasets
+    # go on as before, and the unread table names both files with the layout to use
     (folder / "orphan.generated_thoughts.json").write_text("{}")
-    with pytest.raises(ValueError, match="orphan"):
-        ADAPTER.dataset_files(folder)
-    (folder / "orphan.generated_thoughts.json").unlink()
     (folder / "sharded" / "generated_thoughts.json").write_text("{}")
-    with pytest.raises(ValueError, match="beside the dataset"):
-        ADAPTER.dataset_files(folder)
+    again = ADAPTER.dataset_files(folder)
+    assert {name: [p.name for p in files] for name, files in again.items()} == {
+        "sharded": ["sharded.generated_thoughts.json", "part-1.jsonl"],
+        "single": ["single.jsonl"],
+    }
+    unread = {f.path: f for f in unread_files(tmp_path, {"adp": ADAPTER})}
+    assert set(unread) == {
+        "adp/orphan.generated_thoughts.json",
+        "adp/sharded/generated_thoughts.json",
+    }
+    assert all(f.reason == "not_in_a_dataset" for f in unread.values())
+    assert all("<dataset>.generated_thoughts.json" in f.detail for f in unread.values())

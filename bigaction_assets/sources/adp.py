@@ -28,7 +28,10 @@ __all__ = ["ADAPTER", "AdpAdapter", "export_trajectory", "import_trajectory"]
 
 class AdpAdapter(LandingFilesAdapter):
     name = "adp"
-    description = "Agent Data Protocol standardized trajectories (JSON array or JSONL)."
+    description = (
+        "Agent Data Protocol standardized trajectories (JSON array or JSONL); a dataset's "
+        "thought cache beside it as <dataset>.generated_thoughts.json"
+    )
 
     def source_name(self, dataset: str) -> str:
         return dataset  # an ADP file holds one dataset: synatra, swe-smith, ...

@@ -36,20 +36,17 @@ def is_cache_file(path: Path | str) -> bool:
 
 def attach_caches(folder: Path, datasets: dict[str, list[Path]]) -> dict[str, list[Path]]:
     """Each dataset's files with its thought cache, if it has one, first: the standardize
-    step must know the thoughts before it meets the trajectories they belong to."""
+    step must know the thoughts before it meets the trajectories they belong to.
+
+    A cache elsewhere (among a dataset's shards, or beside no dataset) is attached to nothing:
+    the other datasets go on, and the unread-files table lists it with the layout to use."""
     for name, files in datasets.items():
-        inside = [path for path in files if path.name == _IN_FOLDER]
-        if inside:
-            raise ValueError(
-                f"{inside[0]}: ADP's thought cache goes beside the dataset, as "
-                f"{folder / (name + CACHE_SUFFIX)}, not among its shards"
-            )
+        datasets[name] = [path for path in files if path.name != _IN_FOLDER]
     caches = sorted(folder.glob(f"*{CACHE_SUFFIX}")) if folder.is_dir() else []
     for cache in caches:
         name = cache.name[: -len(CACHE_SUFFIX)]
-        if name not in datasets:
-            raise ValueError(f"{cache} is the thought cache of dataset {name!r}, which has none")
-        datasets[name] = [cache, *datasets[name]]
+        if name in datasets:
+            datasets[name] = [cache, *datasets[name]]
     return datasets
 
 
