@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import re
 from typing import Any
 
 from bigaction_assets.sft.openhands_blocks import parameter_text, read_message
@@ -19,10 +22,50 @@ def _call(name: str, arguments: dict[str, Any]) -> tuple[str, dict[str, str]]:
     return name, {key: parameter_text(value).strip() for key, value in arguments.items()}
 
 
+def _shown(images: list[str], text: str) -> str:
+    """A user-side turn's text with its images after it, in order: where a format puts an image
+    differs (OpenAI takes none in a result, so a result's come after it), which images and in
+    what order must not."""
+    return text + "".join(f"\n<image {path}>" for path in images)
+
+
+# our placeholder names a lake image; an image the lake lacks keeps the text `[Image: <its path>]`
+IMAGE_LINE = re.compile(r"\[Image: (images/[0-9a-f]{64}\.\w+)\](?:\n|$)")
+
+
+def _openhands_shown(value: str) -> str:
+    """An OpenHands human value with its image lines taken out and listed after it."""
+    return _shown(IMAGE_LINE.findall(value), IMAGE_LINE.sub("", value))
+
+
+def _path(url: str) -> str:
+    """An image URL as the path the other formats name it by: a data URL (the training files')
+    by the sha256 of its bytes, so a compare also checks the bytes are the named image's."""
+    if not url.startswith("data:image/"):
+        return url
+    media, data = url.removeprefix("data:image/").split(";base64,", 1)
+    return f"images/{hashlib.sha256(base64.b64decode(data)).hexdigest()}.{media}"
+
+
+def _parts(content: Any) -> tuple[list[str], str]:
+    """(image paths, text) of an openai content: text, or parts."""
+    if not isinstance(content, list):
+        return [], content or ""
+    urls = [_path(part["image_url"]["url"]) for part in content if part["type"] == "image_url"]
+    return urls, "\n\n".join(part["text"] for part in content if part["type"] == "text")
+
+
 def openai_turns(example: dict[str, Any]) -> list[Turn]:
     turns: list[Turn] = []
     for message in example["messages"][1:]:
         role, content = message["role"], message.get("content") or ""
+        if role == "user" and isinstance(content, list):
+            urls, text = _parts(content)
+            if turns and turns[-1][0] == "result" and not text:  # a result's screenshots
+                side, shown, calls = turns.pop()
+                turns.append((side, _shown(urls, shown), calls))
+                continue
+            content = _shown(urls, text)
         calls = [
             _call(c["function"]["name"], json.loads(c["function"]["arguments"]))
             for c in message.get("tool_calls") or []
@@ -37,8 +80,14 @@ def openai_turns(example: dict[str, Any]) -> list[Turn]:
 def sharegpt_turns(example: dict[str, Any]) -> list[Turn]:
     opening, closing = THOUGHT_WORDS
     turns: list[Turn] = []
+    images = iter(example.get("images", []))
     for entry in example["conversations"]:
         role, value = entry["from"], entry["value"]
+        shown = []
+        while value.startswith("<image>"):
+            shown.append(next(images))
+            value = value[len("<image>") :]
+        value = _shown(shown, value) if shown else value
         if role == "gpt":
             turns.append(("reply", value.strip(), []))
         elif role != "function_call":
@@ -61,7 +110,7 @@ def openhands_turns(example: dict[str, Any]) -> list[Turn]:
     turns: list[Turn] = []
     for entry in example["conversations"]:
         if entry["from"] == "human":
-            turns.append(("user", entry["value"], []))
+            turns.append(("user", _openhands_shown(entry["value"]), []))
             continue
         thought, call = read_message(entry["value"])
         turns.append(("call", thought, [call]) if call else ("reply", thought, []))

@@ -297,7 +297,11 @@ def test_demo_writes_three_sft_formats_and_a_release_that_loads(demo: DemoRun, t
     }
     assert set(last["openai"]) == {"assistant"} and set(last["openhands"]) == {"gpt"}
     assert set(last["sharegpt"]) <= {"function_call", "gpt"}
-    assert [e for e in by_format["openai"] if openai_rules(e)] == []
+    # LLaMA-Factory reads screenshots from the sharegpt files: an openai example that shows
+    # some follows OpenAI's rule (images in user messages only), which its openai reading
+    # takes for a misplaced turn (test_sft_images covers those examples)
+    text_only = [e for e in by_format["openai"] if b"image_url" not in orjson.dumps(e)]
+    assert text_only and [e for e in text_only if openai_rules(e)] == []
     assert [e for e in by_format["sharegpt"] if sharegpt_rules(e)] == []
     for number in range(counts["openai"]):
         assert disagreements({fmt: lines[number] for fmt, lines in by_format.items()}) == []

@@ -51,7 +51,8 @@ def test_openai_messages_become_structs_with_nulls_for_missing_fields() -> None:
     assert call["tool_calls"] == [CALL]
     assert call["content"] is None and call["tool_call_id"] is None
     assert result == {
-        "role": "tool", "content": "clicked", "tool_calls": None, "tool_call_id": "call_1"
+        "role": "tool", "content": "clicked", "tool_calls": None, "tool_call_id": "call_1",
+        "images": None,
     }  # fmt: skip
 
 
@@ -59,8 +60,8 @@ def test_a_field_without_a_column_stops_the_release() -> None:
     named = {**OPENAI, "messages": [{"role": "user", "content": "x", "name": "ana"}]}
     with pytest.raises(ValueError, match="name"):
         rows("openai", named)
-    with pytest.raises(ValueError, match="images"):
-        rows("sharegpt", {"conversations": [], "system": "s", "tools": "[]", "images": []})
+    with pytest.raises(ValueError, match="videos"):
+        rows("sharegpt", {"conversations": [], "system": "s", "tools": "[]", "videos": []})
 
 
 def test_a_preference_record_becomes_conversations_chosen_and_rejected() -> None:

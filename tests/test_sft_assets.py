@@ -284,8 +284,8 @@ def sft_row(example_id: str, episode_id: str, split: str, tokens: int) -> dict[s
     return {
         "example_id": example_id, "episode_id": episode_id, "dataset": "adp.a", "source": "a",
         "window": 0, "windows": 1, "split": split, "tokens": tokens, "context_tokens": 100,
-        "turns": 2, "thought_source": "none", "content_sha": example_id,
-        "openai": "{}", "sharegpt": "{}", "openhands": "{}",
+        "turns": 2, "thought_source": "none", "content_sha": example_id, "images": [],
+        "image_tokens": 0, "openai": "{}", "sharegpt": "{}", "openhands": "{}",
     }  # fmt: skip
 
 

@@ -47,6 +47,8 @@ def test_joined_facts_count_the_joined_text(parts, separator):
 
 
 turn_roles = st.sampled_from(["user", "assistant", "tool"])
+# what an observation turn shows besides its text: none, one or two screenshots
+screenshots = st.lists(st.sampled_from(["a1.png", "b2.webp", "c3.jpeg"]), max_size=2)
 
 
 @st.composite
@@ -61,9 +63,12 @@ def conversations(draw: st.DrawFn) -> Conversation:
             ]
             turns.append(Turn("assistant", content, tool_calls=calls))
         elif role == "tool":
-            turns.append(Turn("tool", content, tool_call_id=f"call_{position}", name="click"))
+            shown = draw(screenshots)
+            turns.append(
+                Turn("tool", content, tool_call_id=f"call_{position}", name="click", images=shown)
+            )
         else:
-            turns.append(Turn("user", content))
+            turns.append(Turn("user", content, images=draw(screenshots)))
     return Conversation("gen/1", draw(texts), [KNOWN_TOOLS["click"]], turns)
 
 

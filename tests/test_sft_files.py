@@ -40,6 +40,7 @@ def examples(
         "split": ["test" if i.endswith("7#0") else "train" for i in ids], "tokens": [10] * n,
         "context_tokens": [100] * n, "turns": [2] * n, "thought_source": ["none"] * n,
         "content_sha": [hashlib.sha256(copies.get(i, i).encode()).hexdigest() for i in ids],
+        "images": [[] for _ in ids], "image_tokens": [0] * n,
     }  # fmt: skip
     for name in SFT_FORMATS:
         data[name] = [

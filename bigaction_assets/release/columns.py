@@ -32,6 +32,7 @@ MESSAGE = pa.struct(
         ("content", pa.string()),
         ("tool_calls", pa.list_(TOOL_CALL)),
         ("tool_call_id", pa.string()),
+        ("images", pa.list_(pa.string())),
     ]
 )
 MESSAGE_KEYS = {MESSAGE.field(i).name for i in range(MESSAGE.num_fields)}
@@ -43,6 +44,7 @@ CONSUMER_COLUMNS: dict[str, Columns] = {
         ("conversations", pa.list_(TURN)),
         ("system", pa.string()),
         ("tools", pa.string()),
+        ("images", pa.list_(pa.string())),
     ],
     "openhands": [("conversations", pa.list_(TURN)), ("system", pa.string())],
 }
@@ -88,12 +90,23 @@ def expand_json(
     return pa.Table.from_pylist(rows, schema=schema)
 
 
+def _message(message: dict[str, Any]) -> dict[str, Any]:
+    """A message whose content is parts (a user's screenshots, then text) as its text and the
+    paths of its images, in order: one Arrow type for every message's content."""
+    unknown = set(message) - MESSAGE_KEYS
+    if unknown:
+        raise ValueError(f"an openai message has keys with no column: {sorted(unknown)}")
+    parts = message.get("content")
+    if not isinstance(parts, list):
+        return message
+    texts = [part["text"] for part in parts if part.get("type") == "text"]
+    images = [part["image_url"]["url"] for part in parts if part.get("type") == "image_url"]
+    return {**message, "content": "\n\n".join(texts), "images": images}
+
+
 def _openai(example: dict[str, Any]) -> dict[str, Any]:
-    for message in example["messages"]:
-        unknown = set(message) - MESSAGE_KEYS
-        if unknown:
-            raise ValueError(f"an openai message has keys with no column: {sorted(unknown)}")
-    return {**example, "tools": orjson.dumps(example["tools"]).decode()}
+    messages = [_message(message) for message in example["messages"]]
+    return {**example, "messages": messages, "tools": orjson.dumps(example["tools"]).decode()}
 
 
 def sft_table(table: pa.Table, fmt: str, schema: pa.Schema) -> pa.Table:

@@ -40,6 +40,13 @@ class SftExampleSchema(pa.DataFrameModel):
         "(recorded, adp_generated, generated; none: an action without one).",
     )
     content_sha: str = pa.Field(description="Hash of the trained-on content, for dedup.")
+    images: pl.List(pl.Utf8) = pa.Field(
+        description="File names (`<image_sha>.<format>`) of the screenshots it shows, in the "
+        "order its renderings show them; `sft_files` writes each under `images/`."
+    )
+    image_tokens: pl.Int32 = pa.Field(
+        ge=0, description="What one screenshot costs in `tokens` (openai and sharegpt)."
+    )
     openai: str = pa.Field(
         nullable=True, description="OpenAI chat example: {messages, tools}, JSON (null: not made)."
     )

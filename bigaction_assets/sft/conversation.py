@@ -32,6 +32,9 @@ DEFAULT_SYSTEM_PROMPT = (
 # source recorded nothing, the answer says so rather than inventing an output.
 NO_OBSERVATION = "[no observation recorded]"
 ACTION_KINDS = ("api_action", "code_action", "message_action")
+# Set on an event by the reader (`inputs.iter_episodes`) when its screenshot is in `images`:
+# the file name an example refers to it by. An action's own image is never shown.
+IMAGE_NAME = "image_name"
 # NNetNav marks its final answer `<finish> ... </finish>`; inside a finish call it is redundant.
 _FINISH_MARKUP = re.compile(r"^\s*<finish>(.*)</finish>\s*$", re.DOTALL)
 
@@ -57,13 +60,18 @@ class ToolCall:
 
 @dataclass
 class Turn:
-    """One message: `tool_calls` for an assistant turn that acts, `tool_call_id` for a result."""
+    """One message: `tool_calls` for an assistant turn that acts, `tool_call_id` for a result.
+
+    `images` are the file names (`<image_sha>.<format>`) of the screenshots an observation turn
+    shows, in order; every format puts a turn's images before its text.
+    """
 
     role: Role
     content: str
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_call_id: str | None = None
     name: str | None = None
+    images: list[str] = field(default_factory=list)
 
 
 def side_groups(turns: Sequence[Turn]) -> list[list[Turn]]:
@@ -135,8 +143,15 @@ def render_observation(event: Event) -> str:
     if kind == "web_observation":
         return render_web_observation(event)
     if kind == "image_observation":
+        if event.get(IMAGE_NAME):  # the image itself is shown: no text stands for it
+            return ""
         return f"[Image: {event.get('image_path') or event.get('content') or 'unknown'}]"
     return str(event.get("content") or "")
+
+
+def _joined(first: str, second: str) -> str:
+    """Two observation texts of one turn, a blank line between; an empty one adds nothing."""
+    return f"{first}\n\n{second}" if first and second else first or second
 
 
 def _call_of(
@@ -176,6 +191,7 @@ def build_conversation(
     events: Sequence[Event],
     render_observation: ObservationRenderer = render_observation,
     system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+    images: bool = True,
 ) -> Conversation:
     """Turns and tool calls of one episode, with each action's thought as assistant text.
 
@@ -190,6 +206,8 @@ def build_conversation(
         render_observation: Text shown for an observation event (e.g. an HTML renderer with
             a token budget); the default shows the accessibility tree.
         system_prompt: The system message, before any format adds tool documentation.
+        images: Show each observation's screenshot (events with `image_name`) with its turn;
+            false gives the text-only conversation.
 
     Raises:
         MissingTask: the episode opens with an action and has no task.
@@ -222,20 +240,27 @@ def build_conversation(
             pending = call  # answered by what follows; a finish the agent takes back too
             continue
         text = render_observation(event)
+        shown = [event[IMAGE_NAME]] if images and event.get(IMAGE_NAME) else []
+        if not shown and event.get(IMAGE_NAME) and event.get("kind") == "image_observation":
+            text = f"[Image: {event.get('image_path') or event[IMAGE_NAME]}]"  # text-only
         from_environment = event.get("actor") == "environment"
         last = turns[-1] if turns else None
         if pending is not None and from_environment:
-            turns.append(Turn("tool", text, tool_call_id=pending.id, name=pending.name))
+            turns.append(
+                Turn("tool", text, tool_call_id=pending.id, name=pending.name, images=shown)
+            )
             pending = None
         elif last is not None and last.role == "tool" and from_environment:
-            last.content = f"{last.content}\n\n{text}"
+            last.content = _joined(last.content, text)
+            last.images += shown
         else:
             answer_pending()
             last = turns[-1] if turns else None
             if last is not None and last.role == "user":
-                last.content = f"{last.content}\n\n{text}"
+                last.content = _joined(last.content, text)
+                last.images += shown
             else:
-                turns.append(Turn("user", text))
+                turns.append(Turn("user", text, images=shown))
     if not turns or turns[0].role != "user":
         if not task:
             raise MissingTask(f"episode {episode_id} opens with an action and records no task")

@@ -19,6 +19,7 @@ import orjson
 from bigaction_assets.joined_tokens import facts
 from bigaction_assets.sft.conversation import Conversation, Turn
 from bigaction_assets.sft.formats import SFT_FORMATS
+from bigaction_assets.sft.images import IMAGE_TOKENS
 from bigaction_assets.sft.lengths import MESSAGE_OVERHEAD, REPLY_OVERHEAD
 from bigaction_assets.sft.openhands_format import system_text
 from bigaction_assets.sft.sharegpt_format import tools_json
@@ -29,9 +30,14 @@ from bigaction_assets.tokens import count_tokens
 class LengthCounter:
     """Lengths of runs of one conversation's turns (its windows), in the chosen formats."""
 
-    def __init__(self, conv: Conversation, formats: Sequence[str] = SFT_FORMATS) -> None:
+    def __init__(
+        self,
+        conv: Conversation,
+        formats: Sequence[str] = SFT_FORMATS,
+        image_tokens: int = IMAGE_TOKENS,
+    ) -> None:
         self.formats = tuple(formats)
-        self.turns = TurnFacts()
+        self.turns = TurnFacts(image_tokens)
         fixed = {
             "openai": lambda: REPLY_OVERHEAD + MESSAGE_OVERHEAD + facts(conv.system).tokens
             + _openai_tools_tokens(conv),
@@ -82,14 +88,16 @@ def _openai_tools_tokens(conv: Conversation) -> int:
     return known
 
 
-def format_length(name: str, conv: Conversation) -> int:
+def format_length(name: str, conv: Conversation, image_tokens: int = IMAGE_TOKENS) -> int:
     """Tokens of the conversation rendered as `name`, as `lengths` counts them."""
-    return LengthCounter(conv, (name,)).length(name, conv.turns)
+    return LengthCounter(conv, (name,), image_tokens).length(name, conv.turns)
 
 
-def conversation_tokens(conv: Conversation, formats: Sequence[str] = SFT_FORMATS) -> int:
+def conversation_tokens(
+    conv: Conversation, formats: Sequence[str] = SFT_FORMATS, image_tokens: int = IMAGE_TOKENS
+) -> int:
     """cl100k_base tokens of the longest of its renderings in `formats`, as `lengths` counts."""
-    return LengthCounter(conv, formats)(conv.turns)
+    return LengthCounter(conv, formats, image_tokens)(conv.turns)
 
 
 FORMAT_LENGTHS = {name: (lambda conv, name=name: format_length(name, conv)) for name in SFT_FORMATS}

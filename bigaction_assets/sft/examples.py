@@ -19,6 +19,7 @@ from bigaction_assets.sft.conversation import (
 )
 from bigaction_assets.sft.counting import conversation_tokens
 from bigaction_assets.sft.formats import SFT_FORMATS
+from bigaction_assets.sft.images import IMAGE_TOKENS, SHAREGPT_PLACEHOLDER, run_images
 from bigaction_assets.sft.observations import make_observation_renderer
 from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_blocks import text_problems, unwritable
@@ -42,6 +43,9 @@ class ExampleSettings:
         split_ratios: share of episodes per split, by name, adding up to 1.
         split_salt: changes the draw of splits while keeping it stable.
         formats: the SFT formats to render (and to fit in the context); the others are null.
+        images: show each observation's screenshot where the lake has it (false: text only).
+        image_tokens: what one screenshot costs in the token budget of the formats that
+            carry images (openai, sharegpt); the OpenHands text names it in a line instead.
     """
 
     max_tokens: int = 8192
@@ -50,8 +54,12 @@ class ExampleSettings:
     split_ratios: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_RATIOS))
     split_salt: str = ""
     formats: tuple[str, ...] = SFT_FORMATS
+    images: bool = True
+    image_tokens: int = IMAGE_TOKENS
 
     def __post_init__(self) -> None:
+        if self.image_tokens < 0:
+            raise ValueError(f"image_tokens must be 0 or more, not {self.image_tokens}")
         unknown = sorted(set(self.formats).difference(SFT_FORMATS))
         if unknown or not self.formats:
             raise ValueError(f"formats must be some of {SFT_FORMATS}, not {list(self.formats)}")
@@ -81,6 +89,13 @@ def content_key(conversation: Conversation) -> str:
     trajectory under two ids counts as a duplicate."""
     turns = [
         (turn.role, turn.content, [(call.name, call.arguments) for call in turn.tool_calls])
+        if not turn.images  # the same key as before screenshots were carried
+        else (
+            turn.role,
+            turn.content,
+            [(c.name, c.arguments) for c in turn.tool_calls],
+            turn.images,
+        )
         for turn in conversation.turns
     ]
     tools = [spec.as_openai_tool() for spec in conversation.tools]
@@ -110,8 +125,11 @@ def markup_problems(conversation: Conversation, formats: tuple[str, ...]) -> lis
     """Text of the episode that a format's own markup cannot carry: for OpenHands, calls its
     parser would not read back (`openhands_blocks.unwritable`) and assistant text it would read
     as a call; for LLaMA-Factory, a thought before a call that holds the closing thought word.
-    Checked once per episode on the turns, instead of reading every rendering back."""
+    Checked once per episode on the turns, instead of reading every rendering back. For
+    LLaMA-Factory too: text holding its image placeholder, which it would pair with an image."""
     problems: list[str] = []
+    if "sharegpt" in formats:
+        problems += _placeholder_problems(conversation)
     for group in conversation.groups:
         if group[0].role != "assistant":
             continue
@@ -125,6 +143,14 @@ def markup_problems(conversation: Conversation, formats: tuple[str, ...]) -> lis
         if "sharegpt" in formats and calls and THOUGHT_WORDS[1] in thought:
             problems.append(f"a thought holds the closing thought word {THOUGHT_WORDS[1]!r}")
     return problems
+
+
+def _placeholder_problems(conversation: Conversation) -> list[str]:
+    for turn in conversation.turns:
+        texts = [turn.content, *(call.call_json for call in turn.tool_calls)]
+        if any(SHAREGPT_PLACEHOLDER in text for text in texts):
+            return [f"a {turn.role} message holds LLaMA-Factory's image placeholder"]
+    return []
 
 
 def episode_examples(
@@ -146,7 +172,9 @@ def episode_examples(
         raise EpisodeSkipped(NOT_FOR_TRAINING, str(details.get("why") or "marked train_on false"))
     render = make_observation_renderer(pages, settings.observation_tokens, settings.representation)
     try:
-        conversation = build_conversation(episode, events, render_observation=render)
+        conversation = build_conversation(
+            episode, events, render_observation=render, images=settings.images
+        )
     except MissingTask as exc:
         raise EpisodeSkipped(NO_TASK, str(exc)) from exc
     formats = settings.formats
@@ -154,7 +182,9 @@ def episode_examples(
     if markup:
         raise EpisodeSkipped(FORMAT_MARKUP, "; ".join(markup[:3]))
     try:
-        windows = split_into_windows(conversation, settings.max_tokens, formats)
+        windows = split_into_windows(
+            conversation, settings.max_tokens, formats, settings.image_tokens
+        )
     except NoAction as exc:
         raise EpisodeSkipped(NO_AGENT_ACTION, str(exc)) from exc
     except ValueError as exc:  # a step that cannot fit the context at any cut
@@ -177,8 +207,10 @@ def episode_examples(
             "split": split,
             "tokens": window.tokens
             if window.tokens is not None
-            else conversation_tokens(window, formats),
+            else conversation_tokens(window, formats, settings.image_tokens),
             "context_tokens": settings.max_tokens,
+            "images": run_images(window.turns),
+            "image_tokens": settings.image_tokens,
             "turns": len(window.groups),
             "thought_source": thoughts,
             "content_sha": content_key(window),

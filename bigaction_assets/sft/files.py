@@ -26,6 +26,8 @@ from bigaction_assets.durable import replace_unless_same
 from bigaction_assets.lake import table_dir
 from bigaction_assets.schemas.sft import SFT_FORMATS
 from bigaction_assets.sft.dedup import SeenContent
+from bigaction_assets.sft.image_files import PartitionImages, inline_images, write_image_files
+from bigaction_assets.sft.images import IMAGE_FOLDER
 from bigaction_assets.sft.sharegpt_format import dataset_info
 
 GROUP = "sft"
@@ -67,6 +69,8 @@ class _Files:
     def __init__(self, stack: ExitStack, out: Path) -> None:
         self.stack, self.out = stack, out
         self.handles: dict[tuple[str, str], IO[bytes]] = {}
+        self.images: set[str] = set()  # image files the sharegpt folder holds
+        self.splits_with_images: set[str] = set()  # sharegpt splits with an `images` column
 
     def write(self, name: str, split: str, texts: pa.Array) -> None:
         texts = texts.drop_null()  # a format left out of an example is null: no line
@@ -87,11 +91,14 @@ def _partition_files(lake: Path) -> list[Path]:
 
 def _split_masks(
     parquet: pq.ParquetFile, index: int, seen: SeenContent, counts: Counter[str]
-) -> tuple[dict[str, pa.BooleanArray], int]:
+) -> tuple[dict[str, pa.BooleanArray], int, list[list[str]]]:
     """Per split, which rows of row group `index` to write: those whose content was not seen
-    before (the first copy in partition order wins). Also returns the copies dropped."""
-    light = parquet.read_row_group(index, columns=["split", "content_sha"], use_threads=False)
+    before (the first copy in partition order wins). Also returns the copies dropped and each
+    row's images."""
+    columns = ["split", "content_sha", "images"]
+    light = parquet.read_row_group(index, columns=columns, use_threads=False)
     shas, splits = light["content_sha"].to_pylist(), light["split"].to_pylist()
+    images = light["images"].to_pylist()
     # the split each row goes to, None for a copy of an example written before
     goes_to = [
         split if seen.add(bytes.fromhex(sha[:32])) else None
@@ -102,17 +109,40 @@ def _split_masks(
         split: pa.array([to == split for to in goes_to])
         for split in sorted({to for to in goes_to if to is not None})
     }
-    return masks, goes_to.count(None)
+    return masks, goes_to.count(None), images
 
 
-def _copy_partition(path: Path, seen: SeenContent, files: _Files, counts: Counter[str]) -> int:
+def _with_images(
+    texts: pa.Array, rows: list[list[str]], name: str, images: PartitionImages, files: _Files
+) -> pa.Array:
+    """A batch of one format with its images where they go: files beside the sharegpt file,
+    data URLs inside openai lines; the OpenHands text only names them."""
+    if not any(rows) or name == "openhands":
+        return texts
+    if name == "sharegpt":
+        wanted = {image for names in rows for image in names}.difference(files.images)
+        write_image_files(files.out / name, sorted(wanted), images)
+        files.images |= wanted
+        return texts
+    lines = texts.to_pylist()
+    inlined = [
+        None if text is None else inline_images(text.encode(), names, images).decode()
+        for text, names in zip(lines, rows, strict=True)
+    ]
+    return pa.array(inlined, texts.type)
+
+
+def _copy_partition(
+    lake: Path, path: Path, seen: SeenContent, files: _Files, counts: Counter[str]
+) -> int:
     """Append one partition's examples not seen before; returns the duplicates dropped."""
     parquet = pq.ParquetFile(path)
     # a partition may hold only some formats (`formats` run config): the others are null
     formats = [name for name in SFT_FORMATS if name in parquet.schema_arrow.names]
     dropped = 0
+    images = PartitionImages(lake, path.stem)  # the dataset's: a partition is a dataset
     for index in range(parquet.num_row_groups):
-        masks, copies = _split_masks(parquet, index, seen, counts)
+        masks, copies, shown = _split_masks(parquet, index, seen, counts)
         dropped += copies
         for name in formats:  # the renderings are the bulk: one column, one batch at a time
             # given one row group, iter_batches reads ahead within it only, and decodes a
@@ -123,8 +153,15 @@ def _copy_partition(path: Path, seen: SeenContent, files: _Files, counts: Counte
             start = 0
             for batch in batches:
                 texts = batch.column(0)
+                rows = shown[start : start + len(texts)]
+                texts = _with_images(texts, rows, name, images, files)
                 for split, mask in masks.items():
-                    files.write(name, split, texts.filter(mask.slice(start, len(texts))))
+                    picked = mask.slice(start, len(texts))
+                    files.write(name, split, texts.filter(picked))
+                    if name == "sharegpt" and any(
+                        names for names, keep in zip(rows, picked.to_pylist(), strict=True) if keep
+                    ):
+                        files.splits_with_images.add(split)
                 start += len(texts)
     return dropped
 
@@ -167,17 +204,23 @@ def _write_sft_files(lake: Path, out: Path) -> dict[str, Any]:
     with ExitStack() as stack, SeenContent() as seen:
         files = _Files(stack, out)
         for path in partitions:
-            dropped += _copy_partition(path, seen, files, counts)
+            dropped += _copy_partition(lake, path, seen, files, counts)
         written = files.paths()
         splits = sorted(split for name, split in files.handles if name == "sharegpt")
         if splits:  # LLaMA-Factory reads the sharegpt files through it
-            info = dataset_info({f"{DATASET_PREFIX}_{s}": f"{s}.jsonl" for s in splits})
+            with_images = frozenset(f"{DATASET_PREFIX}_{s}" for s in files.splits_with_images)
+            info = dataset_info(
+                {f"{DATASET_PREFIX}_{s}": f"{s}.jsonl" for s in splits}, with_images
+            )
             written.append(out / "sharegpt" / INFO)
             _atomic(stack, written[-1]).write(json.dumps(info, indent=2).encode() + b"\n")
-    # a split or format that is gone must not linger
+    # a split, format or image that is gone (an erased sender's screenshot) must not linger
     for stale in [*out.glob("*/*.jsonl"), out / "sharegpt" / INFO]:
         if stale.exists() and stale not in written:
             stale.unlink()
+    for image in (out / "sharegpt" / IMAGE_FOLDER).glob("*"):
+        if image.name not in files.images:
+            image.unlink()
     return {
         "examples_by_split": dict(sorted(counts.items())),
         "duplicates_dropped": dropped,

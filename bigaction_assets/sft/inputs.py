@@ -9,6 +9,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from bigaction_assets.lake import iter_partition_batches, partition_path, query_connection
+from bigaction_assets.sft.conversation import IMAGE_NAME
 from bigaction_assets.sft.pages import PageReader
 from bigaction_assets.thoughts.merge import add_generated_thoughts
 
@@ -61,6 +62,17 @@ def _batches(lake: Path, key: str) -> Iterator[list[tuple[dict[str, Any], list[d
         yield batch
 
 
+def image_names(lake: Path, key: str) -> dict[str, str]:
+    """`{image_sha: "<image_sha>.<format>"}` for the partition's images: the name an example
+    refers to a screenshot by (two short columns; the bytes are not read)."""
+    path = partition_path(lake, GROUP, "images", key)
+    if not path.exists():
+        return {}
+    table = pq.read_table(path, columns=["image_sha", "format"])
+    shas, formats = table["image_sha"].to_pylist(), table["format"].to_pylist()
+    return {sha: f"{sha}.{fmt}" for sha, fmt in zip(shas, formats, strict=True)}
+
+
 def episode_count(lake: Path, key: str) -> int:
     """Episodes in a partition, from the Parquet footer (no row is read)."""
     return pq.ParquetFile(partition_path(lake, GROUP, "episodes", key)).metadata.num_rows
@@ -70,7 +82,8 @@ def iter_episodes(
     lake: Path, key: str, with_pages: bool = True, with_generated_thoughts: bool = False
 ) -> Iterator[Episode]:
     """(episode, its events in order, its pages by html_sha) for every episode of a partition,
-    in the order written (source order). Pages are the cleaned HTML where the source has it,
+    in the order written (source order). An event whose screenshot is in `images` carries its
+    file name (`conversation.IMAGE_NAME`). Pages are the cleaned HTML where the source has it,
     else the raw HTML. With `with_generated_thoughts`, an action with no recorded thought gets
     its generated one from the `thoughts` table (marked `thought_generated`).
 
@@ -82,10 +95,15 @@ def iter_episodes(
             episodes' order (the standardize step always writes it so).
     """
     reader = PageReader(partition_path(lake, GROUP, "dom_snapshots", key)) if with_pages else None
+    names = image_names(lake, key)
     with query_connection() as con:
         for batch in _batches(lake, key):
             if with_generated_thoughts:
                 add_generated_thoughts(con, lake, key, batch)
+            for _, own in batch:
+                for event in own:
+                    if event.get("image_sha") in names:
+                        event[IMAGE_NAME] = names[event["image_sha"]]
             shas = {event["html_sha"] for _, own in batch for event in own if event["html_sha"]}
             pages = reader.pages(sorted(shas)) if reader is not None else {}
             for episode, own in batch:

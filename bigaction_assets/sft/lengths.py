@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from bigaction_assets.sft.images import IMAGE_TOKENS, SHAREGPT_PLACEHOLDER
 from bigaction_assets.tokens import count_tokens
 
 # Start token, role, separator and end token around every message.
@@ -36,11 +37,22 @@ def _json(value: Any) -> int:
     return count_tokens(orjson.dumps(value).decode()) if value else 0
 
 
-def openai_tokens(example: Example) -> int:
-    """`{"messages", "tools"}`: contents, tool calls (id, name, arguments), tool schemas."""
+def _content(value: Any, image_tokens: int) -> int:
+    """A message's content: text, or parts (text parts counted, an image at its cost)."""
+    if not isinstance(value, list):
+        return _text(value)
+    return sum(
+        image_tokens if part.get("type") == "image_url" else _text(part.get("text"))
+        for part in value
+    )
+
+
+def openai_tokens(example: Example, image_tokens: int = IMAGE_TOKENS) -> int:
+    """`{"messages", "tools"}`: contents (an image part at `image_tokens`), tool calls (id,
+    name, arguments), tool schemas."""
     total = REPLY_OVERHEAD + _json(example.get("tools"))
     for message in example.get("messages", []):
-        total += MESSAGE_OVERHEAD + _text(message.get("content"))
+        total += MESSAGE_OVERHEAD + _content(message.get("content"), image_tokens)
         for call in message.get("tool_calls") or []:
             function = call.get("function", {})
             total += CALL_OVERHEAD + _text(call.get("id"))
@@ -49,33 +61,44 @@ def openai_tokens(example: Example) -> int:
     return total
 
 
-def sharegpt_tokens(example: Example) -> int:
-    """LLaMA-Factory sharegpt: system, the tools' JSON string, every conversation value."""
+def _value(value: Any, image_tokens: int) -> int:
+    """A sharegpt value: each image placeholder is replaced by the image's tokens."""
+    if not isinstance(value, str) or SHAREGPT_PLACEHOLDER not in value:
+        return _text(value)
+    images = value.count(SHAREGPT_PLACEHOLDER)
+    return images * image_tokens + _text(value.replace(SHAREGPT_PLACEHOLDER, ""))
+
+
+def sharegpt_tokens(example: Example, image_tokens: int = IMAGE_TOKENS) -> int:
+    """LLaMA-Factory sharegpt: system, the tools' JSON string, every conversation value (an
+    image placeholder at `image_tokens`)."""
     total = REPLY_OVERHEAD + MESSAGE_OVERHEAD + _text(example.get("system"))
     total += _text(example.get("tools"))
     return total + sum(
-        MESSAGE_OVERHEAD + _text(entry.get("value")) for entry in example.get("conversations", [])
+        MESSAGE_OVERHEAD + _value(entry.get("value"), image_tokens)
+        for entry in example.get("conversations", [])
     )
 
 
-def openhands_tokens(example: Example) -> int:
-    """OpenHands text: system (with the tool docs) and every conversation value."""
+def openhands_tokens(example: Example, image_tokens: int = IMAGE_TOKENS) -> int:
+    """OpenHands text: system (with the tool docs) and every conversation value; an image is
+    the line that names it (`image_tokens` is taken for a like signature, not used)."""
     total = REPLY_OVERHEAD + MESSAGE_OVERHEAD + _text(example.get("system"))
     return total + sum(
         MESSAGE_OVERHEAD + _text(entry.get("value")) for entry in example.get("conversations", [])
     )
 
 
-FORMAT_TOKENS: dict[str, Callable[[Example], int]] = {
+FORMAT_TOKENS: dict[str, Callable[..., int]] = {
     "openai": openai_tokens,
     "sharegpt": sharegpt_tokens,
     "openhands": openhands_tokens,
 }
 
 
-def example_tokens(renderings: Mapping[str, Example]) -> int:
+def example_tokens(renderings: Mapping[str, Example], image_tokens: int = IMAGE_TOKENS) -> int:
     """The longest of an example's renderings (format name -> rendered example), in tokens."""
-    return max(FORMAT_TOKENS[name](example) for name, example in renderings.items())
+    return max(FORMAT_TOKENS[name](example, image_tokens) for name, example in renderings.items())
 
 
 # Counting an example again costs as much as making it; a check recounts the first rows of a
@@ -95,7 +118,9 @@ def length_problem(row: Mapping[str, Any], formats: tuple[str, ...]) -> str | No
     `formats` (a format left null was not made): over its context length, or not the `tokens`
     it claims. None when it is right."""
     made = [name for name in formats if row.get(name) is not None]
-    counted = example_tokens({name: orjson.loads(row[name]) for name in made})
+    image_tokens = row.get("image_tokens")
+    image_tokens = IMAGE_TOKENS if image_tokens is None else image_tokens
+    counted = example_tokens({name: orjson.loads(row[name]) for name in made}, image_tokens)
     if counted > row["context_tokens"]:
         return f"{counted} tokens, over its context of {row['context_tokens']}"
     if counted != row["tokens"]:

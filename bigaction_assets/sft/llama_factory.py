@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 
+from bigaction_assets.sft.images import SHAREGPT_PLACEHOLDER
 from bigaction_assets.sft.sharegpt_format import GPT_SIDE, HUMAN_SIDE, THOUGHT_WORDS
 
 # The tags our openai files are read with (dataset_info `tags` for `"formatting": "openai"`):
@@ -131,11 +132,29 @@ def sharegpt_rules(
             problem = function_call_problem(value, thought_words)
             if problem:
                 problems.append(f"message {position}: {problem}")
+    problems += image_problems(example, entries)
     if "tools" in example and not holds("tools", example["tools"], _is_tools):
         problems.append("tools is not a JSON string holding a list of functions")
     if not isinstance(example.get("system", ""), str):
         problems.append("system is not text")
     return problems
+
+
+def image_problems(example: dict[str, Any], entries: list[dict[str, Any]]) -> list[str]:
+    """LLaMA-Factory's rule on images (mm_plugin.py, `_validate_messages`): as many images as
+    image placeholders in the messages' contents (the system prompt is not a message there), an
+    `images` column of paths; an example with placeholders and no images fails the batch."""
+    images = example.get("images", [])
+    if not isinstance(images, list) or not all(isinstance(path, str) for path in images):
+        return ["images is not a list of paths"]
+    placeholders = sum(
+        entry["value"].count(SHAREGPT_PLACEHOLDER)
+        for entry in entries
+        if isinstance(entry.get("value"), str)
+    )
+    if placeholders != len(images):
+        return [f"{len(images)} images for {placeholders} {SHAREGPT_PLACEHOLDER} placeholders"]
+    return []
 
 
 def openai_rules(example: dict[str, Any], ranking: bool = False) -> list[str]:

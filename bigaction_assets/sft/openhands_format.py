@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from bigaction_assets.sft.conversation import Conversation, ToolCall, Turn
+from bigaction_assets.sft.images import openhands_parts
 from bigaction_assets.sft.openhands_blocks import block_text
 from bigaction_assets.sft.tools import ToolSpec
 
@@ -81,9 +82,9 @@ def render_openhands(conversation: Conversation) -> dict[str, Any]:
             parts += [function_block(call) for call in turn.tool_calls]
             value, role = "\n\n".join(parts), "gpt"
         elif turn.role == "tool":
-            value, role = f"{result_header(turn)}\n{turn.content}", "human"
+            value, role = "\n".join([result_header(turn), *openhands_parts(turn)]), "human"
         else:
-            value, role = turn.content, "human"
+            value, role = "\n".join(openhands_parts(turn)), "human"
         if entries and entries[-1]["from"] == role:
             entries[-1]["value"] += f"\n\n{value}"
         else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bigaction_assets.sft.conversation import Conversation, Turn, assistant_text_and_calls
+from bigaction_assets.sft.images import SHAREGPT_PLACEHOLDER, image_path, run_images
 
 HUMAN_SIDE = ("human", "observation")  # LLaMA-Factory wants these at positions 0, 2, 4, ...
 GPT_SIDE = ("gpt", "function_call")  # ... and these at 1, 3, 5, ...
@@ -26,8 +27,12 @@ THOUGHT_WORDS = ("<think>\n", "\n</think>\n\n")
 
 
 def _human_entry(group: list[Turn]) -> dict[str, str]:
+    """The run's text after a placeholder per screenshot it shows."""
     role = "observation" if group[0].role == "tool" else "human"
     value = group[0].content if len(group) == 1 else "\n\n".join(t.content for t in group)
+    images = run_images(group)
+    if images:
+        value = SHAREGPT_PLACEHOLDER * len(images) + value
     return {"from": role, "value": value}
 
 
@@ -59,11 +64,15 @@ def render_sharegpt(
         _gpt_entry(group, thought_words) if group[0].role == "assistant" else _human_entry(group)
         for group in conversation.groups
     ]
-    return {
+    example = {
         "conversations": entries,
         "system": conversation.system,
         "tools": tools_json(conversation),
     }
+    images = run_images(conversation.turns)
+    if images:  # in the order of the placeholders, as LLaMA-Factory pairs them
+        example["images"] = [image_path(name) for name in images]
+    return example
 
 
 def tools_json(conversation: Conversation) -> str:
@@ -72,20 +81,22 @@ def tools_json(conversation: Conversation) -> str:
     return f"[{', '.join(spec.function_json for spec in conversation.tools)}]"
 
 
-def dataset_entry(source: dict[str, str]) -> dict[str, Any]:
+def dataset_entry(source: dict[str, str], images: bool = False) -> dict[str, Any]:
     """One `dataset_info.json` entry for LLaMA-Factory; `source` says where the data is
-    (`file_name`, or `hf_hub_url` with `subset` and `split`)."""
-    return {
-        **source,
-        "formatting": "sharegpt",
-        "columns": {"messages": "conversations", "system": "system", "tools": "tools"},
-        "tags": dict(TAGS),
-    }
+    (`file_name`, or `hf_hub_url` with `subset` and `split`); `images` when its examples show
+    screenshots (their `images` column, paths relative to the file's folder)."""
+    columns = {"messages": "conversations", "system": "system", "tools": "tools"}
+    if images:
+        columns["images"] = "images"
+    return {**source, "formatting": "sharegpt", "columns": columns, "tags": dict(TAGS)}
 
 
-def dataset_info(file_names: dict[str, str]) -> dict[str, Any]:
-    """`dataset_info.json` entries for LLaMA-Factory, one per dataset name -> file name."""
+def dataset_info(
+    file_names: dict[str, str], with_images: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """`dataset_info.json` entries for LLaMA-Factory, one per dataset name -> file name; the
+    names in `with_images` read an `images` column."""
     return {
-        name: dataset_entry({"file_name": file_name})
+        name: dataset_entry({"file_name": file_name}, images=name in with_images)
         for name, file_name in sorted(file_names.items())
     }

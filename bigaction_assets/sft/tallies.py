@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bigaction_assets.joined_tokens import Facts, facts, joined
 from bigaction_assets.sft.conversation import Turn
+from bigaction_assets.sft.images import IMAGE_TOKENS, openhands_parts
 from bigaction_assets.sft.lengths import CALL_OVERHEAD, MESSAGE_OVERHEAD
 from bigaction_assets.sft.openhands_format import function_block, result_header
 from bigaction_assets.sft.sharegpt_format import THOUGHT_WORDS, with_thought
@@ -23,9 +24,11 @@ class TurnFacts:
     """What each turn of one conversation contributes to each format, worked out once.
 
     Turns are remembered by identity: windows of a conversation share its turn objects.
+    `image_tokens` is what one screenshot costs in the formats that carry images.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, image_tokens: int = IMAGE_TOKENS) -> None:
+        self.image_tokens = image_tokens
         self._known: dict[int, tuple[Turn, int, Facts, Facts]] = {}
         self._gpt: dict[int, tuple[Turn, int]] = {}
 
@@ -50,7 +53,11 @@ class TurnFacts:
                 value = joined(BLANK_LINE, ([content] if turn.content else []) + blocks)
             elif turn.role == "tool":
                 extra += count_tokens(turn.tool_call_id) if turn.tool_call_id else 0
-                value = joined("\n", [facts(result_header(turn)), content])
+                shown = [facts(part) for part in openhands_parts(turn)[: len(turn.images)]]
+                rest = [content] if turn.content or not turn.images else []
+                value = joined("\n", [facts(result_header(turn)), *shown, *rest])
+            elif turn.images:
+                value = joined("\n", [facts(part) for part in openhands_parts(turn)])
             else:
                 value = content
             known = self._known[id(turn)] = (turn, extra, value, content)
@@ -89,13 +96,15 @@ class OpenaiTally(Tally):
     """A message per run: contents joined by a blank line (an assistant's non-empty ones), plus
     the calls of an assistant run or the call id of a result."""
 
-    __slots__ = ("extra", "mine", "text")
+    __slots__ = ("extra", "images", "mine", "result", "text")
 
     def __init__(self, turns: TurnFacts, fixed: int) -> None:
         super().__init__(turns, fixed)
         self.mine: bool | None = None  # the side of the open message, None before any
         self.text: Facts | None = None
         self.extra = 0
+        self.images = 0  # screenshots of the open message
+        self.result = False  # whether it answers a call (its images then follow, as a user's)
 
     def add(self, turn: Turn, info: TurnInfo) -> None:
         mine, shown = turn.role == "assistant", not (turn.role == "assistant" and not turn.content)
@@ -105,14 +114,20 @@ class OpenaiTally(Tally):
                 self.text = joined(BLANK_LINE, parts)
             if mine:  # a user-side message shows the call id of its first turn only
                 self.extra += info[0]
+            self.images += len(turn.images)
             return
         self.fixed += self._open()
         self.mine, self.text, self.extra = mine, info[2] if shown else None, info[0]
+        self.images, self.result = len(turn.images), turn.role == "tool"
 
     def _open(self) -> int:
         if self.mine is None:
             return 0
-        return MESSAGE_OVERHEAD + (self.text.tokens if self.text is not None else 0) + self.extra
+        tokens = MESSAGE_OVERHEAD + (self.text.tokens if self.text is not None else 0) + self.extra
+        if self.images:
+            tokens += self.images * self.turns.image_tokens
+            tokens += MESSAGE_OVERHEAD if self.result else 0  # the user message holding them
+        return tokens
 
     def total(self) -> int:
         return self.fixed + self._open()
@@ -120,6 +135,7 @@ class OpenaiTally(Tally):
     def copy(self) -> Tally:
         twin = OpenaiTally(self.turns, self.fixed)
         twin.mine, twin.text, twin.extra = self.mine, self.text, self.extra
+        twin.images, twin.result = self.images, self.result
         return twin
 
 
@@ -180,19 +196,20 @@ class SharegptTally(Tally):
     """A value per run: the human side's contents joined, the assistant's calls (after its
     thought in the thought words) or its text."""
 
-    __slots__ = ("assistant", "group", "human", "value")
+    __slots__ = ("assistant", "group", "human", "images", "value")
 
     def __init__(self, turns: TurnFacts, fixed: int) -> None:
         super().__init__(turns, fixed)
         self.assistant: bool | None = None  # the side of the open group, None before any
         self.group: list[Turn] = []
         self.human: Facts | None = None  # the open human group's value, joined as it grows
+        self.images = 0  # placeholders of the open human group, each an image's tokens
         self.value: int | None = None  # the open assistant group's tokens, once counted
 
     def copy(self) -> Tally:
         twin = SharegptTally(self.turns, self.fixed)
         twin.assistant, twin.group, twin.human = self.assistant, list(self.group), self.human
-        twin.value = self.value
+        twin.value, twin.images = self.value, self.images
         return twin
 
     def add(self, turn: Turn, info: TurnInfo) -> None:
@@ -203,16 +220,18 @@ class SharegptTally(Tally):
                 self.value = None
             else:
                 self.human = joined(BLANK_LINE, [self.human, info[2]])
+                self.images += len(turn.images)
             return
         self.fixed += self._open_group()
         self.assistant, self.group, self.value = assistant, [turn] if assistant else [], None
         self.human = None if assistant else info[2]
+        self.images = len(turn.images)
 
     def _open_group(self) -> int:
         if self.assistant is None:
             return 0
         if not self.assistant:
-            return MESSAGE_OVERHEAD + self.human.tokens
+            return MESSAGE_OVERHEAD + self.human.tokens + self.images * self.turns.image_tokens
         if self.value is None:
             if len(self.group) == 1:  # the usual run: one turn, its value known from before
                 self.value = self.turns.gpt_tokens(self.group[0])

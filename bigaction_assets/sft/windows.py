@@ -9,6 +9,7 @@ from bigaction_assets.joined_tokens import facts
 from bigaction_assets.sft.conversation import Conversation, Turn
 from bigaction_assets.sft.counting import LengthCounter
 from bigaction_assets.sft.formats import SFT_FORMATS
+from bigaction_assets.sft.images import IMAGE_TOKENS
 from bigaction_assets.sft.observations import fit_to_tokens
 from bigaction_assets.sft.tallies import add, copies
 
@@ -46,8 +47,12 @@ def _parts(turns: list[Turn]) -> Parts:
 
 
 def _detached(before: list[Turn]) -> list[Turn]:
-    """Results of a call made in an earlier window, shown as what the user sees instead."""
-    return [Turn("user", turn.content) if turn.role == "tool" else turn for turn in before]
+    """Results of a call made in an earlier window, shown as what the user sees instead (with
+    the screenshots they show)."""
+    return [
+        Turn("user", turn.content, images=turn.images) if turn.role == "tool" else turn
+        for turn in before
+    ]
 
 
 def _window(conv: Conversation, parts: Parts, first: int, last: int) -> Conversation:
@@ -87,9 +92,13 @@ def _cut_to_fit(
 
 
 def split_into_windows(
-    conv: Conversation, max_tokens: int, formats: Sequence[str] = SFT_FORMATS
+    conv: Conversation,
+    max_tokens: int,
+    formats: Sequence[str] = SFT_FORMATS,
+    image_tokens: int = IMAGE_TOKENS,
 ) -> list[Conversation]:
-    """Windows of whole steps, each within `max_tokens` by `conversation_tokens` in `formats`.
+    """Windows of whole steps, each within `max_tokens` by `conversation_tokens` in `formats`
+    (each screenshot costing `image_tokens` in the formats that carry images).
 
     Every window starts with the first user turn (the task) so it stands alone, and ends on an
     assistant turn, where a trainer learns: one rule for every format. A step is the
@@ -110,7 +119,7 @@ def split_into_windows(
     if not steps:
         raise NoAction(f"episode {conv.episode_id}: no assistant turn, nothing to train on")
     protected = 1 if head else 0
-    count = LengthCounter(conv, formats)
+    count = LengthCounter(conv, formats, image_tokens)
     opening = count.start([head] if head else [])
     base = count.total(opening)
     if base > max_tokens:

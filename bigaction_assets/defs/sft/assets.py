@@ -20,12 +20,14 @@ from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
 from bigaction_assets.sft.dedup import SeenContent
 from bigaction_assets.sft.examples import NOT_FOR_TRAINING, ExampleSettings
 from bigaction_assets.sft.files import write_sft_files
+from bigaction_assets.sft.images import IMAGE_TOKENS
 from bigaction_assets.sft.inputs import episode_count, iter_episodes
 from bigaction_assets.sft.parallel import render_episodes, worker_count
 from bigaction_assets.sink import ValidatedSink
 
 # Bump when rendering changes what a model is trained on (prompts, formats, windows).
-SFT_VERSION = "2"  # 2: windows end on the assistant, one message per side run, thoughts in sharegpt
+# 2: windows end on the assistant, one message per side run, thoughts in sharegpt
+SFT_VERSION = "3"  # 3: screenshots in every format (images, image_tokens)
 # Bump when the files' lines change: 2 follows each dataset's written order, not example ids.
 FILES_VERSION = "2"
 GROUP = "sft"
@@ -47,6 +49,12 @@ class SftExamplesConfig(dg.Config):
     formats: list[str] = list(SFT_FORMATS)  # noqa: RUF012 - pydantic copies defaults
     """SFT formats to render (openai, sharegpt, openhands): a user who wants one pays for one;
     the others' columns stay null and get no files."""
+    images: bool = True
+    """Show each observation's screenshot where the lake has it; false makes text-only sets."""
+    image_tokens: int = IMAGE_TOKENS
+    """What one screenshot costs in the token budget and windows (openai and sharegpt carry
+    images; the OpenHands text names each in a line): GPT-4o's high-detail price of a
+    1280x720 screenshot; set your model's (Qwen2-VL: ~1,150; LLaVA-1.5: 576)."""
     workers: int = 0
     """Processes rendering episodes; 0 is one per core for partitions of 4,000 episodes or
     more, and this process alone below that. The output is the same bytes either way."""
@@ -71,6 +79,8 @@ def sft_examples(
         split_ratios=config.split_ratios,
         split_salt=config.split_salt,
         formats=tuple(config.formats),
+        images=config.images,
+        image_tokens=config.image_tokens,
     )
     key = context.partition_key
     splits: Counter[str] = Counter()

@@ -44,7 +44,7 @@ def _rows_and_sample(
 def examples_fit_context(
     context: dg.AssetCheckExecutionContext, lake: LakeResource
 ) -> dg.AssetCheckResult:
-    light = ["example_id", "tokens", "context_tokens", "content_sha"]
+    light = ["example_id", "tokens", "context_tokens", "content_sha", "image_tokens"]
     offenders, recounted = [], 0
     for row, texts in _rows_and_sample(context, lake, light):
         problem = None
