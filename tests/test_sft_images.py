@@ -8,11 +8,14 @@ import itertools
 import json
 import re
 import shutil
+from pathlib import Path
 from typing import Any
 
+import datasets
 import pyarrow.parquet as pq
 import pytest
 from conftest import BUNDLED_LANDING
+from PIL import Image
 from sft_turns import disagreements
 from test_sft_assets import build, pipeline, write_files  # noqa: F401 - fixtures
 
@@ -253,6 +256,19 @@ def test_the_training_files_carry_the_lake_s_screenshot_bytes(
                 assert image.read_bytes() == lake_bytes[image.stem]
                 shown.add(image.stem)
     assert shown == set(lake_bytes)  # every screenshot of the demo is trained on
+    # as LLaMA-Factory loads it: the JSON lines through `datasets`, each path joined to the
+    # dataset folder (its media_dir) and opened as an image of the lake's size
+    train = datasets.load_dataset(
+        "json", data_files=str(out / "sharegpt" / "train.jsonl"), split="train"
+    )
+    sizes = dict(zip(stored["image_sha"].to_pylist(), stored["width"].to_pylist(), strict=True))
+    opened = 0
+    for example in train:
+        for relative in example["images"] or []:
+            with Image.open(out / "sharegpt" / relative) as image:
+                assert image.width == sizes[Path(relative).stem]
+                opened += 1
+    assert opened
     info = json.loads((out / "sharegpt" / "dataset_info.json").read_text())
     assert all(entry["columns"].get("images") == "images" for entry in info.values())
     inlined = 0
