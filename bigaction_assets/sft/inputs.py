@@ -100,9 +100,9 @@ def iter_episodes(
         for batch in _batches(lake, key):
             if with_generated_thoughts:
                 add_generated_thoughts(con, lake, key, batch)
-            for _, own in batch:
+            for _, own in batch if names else ():  # most datasets have no image
                 for event in own:
-                    if event.get("image_sha") in names:
+                    if event["image_sha"] in names:
                         event[IMAGE_NAME] = names[event["image_sha"]]
             shas = {event["html_sha"] for _, own in batch for event in own if event["html_sha"]}
             pages = reader.pages(sorted(shas)) if reader is not None else {}
