@@ -21,6 +21,7 @@ from bigaction_assets.lake import iter_partition_batches
 from bigaction_assets.privacy.withhold import SenderFilter
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.schemas.standardized import SCHEMA_VERSION
+from bigaction_assets.shard_keys import dataset_of
 from bigaction_assets.sources import partition_key
 from bigaction_assets.sources.base import (
     ParsedRecord,
@@ -216,7 +217,7 @@ def standardize(
     seen_episodes: set[str] = set()
     seen_pages: set[str] = set()
     event_images = EventImages(images or ImageResolver(None, adapter.name, dataset))
-    for result in adapter.standardize(readable(), dataset):
+    for result in adapter.standardize(readable(), dataset_of(dataset)):
         yield from read_rejects
         read_rejects.clear()
         if isinstance(result, Tally):
@@ -308,7 +309,8 @@ def _reject(
     if isinstance(text, bytes):
         text = text[: 4 * REJECT_TEXT_CHARS].decode("utf-8", errors="replace")
     return Row("rejects", {
-        "source": adapter.source_name(dataset), "dataset": partition_key(adapter.name, dataset),
+        "source": adapter.source_name(dataset_of(dataset)),
+        "dataset": partition_key(adapter.name, dataset),
         "source_format": adapter.name, "file": raw["file"], "line": raw["line"],
         "record_index": raw["record_index"], "stage": stage, "reason": reason,
         "detail": detail or reason, "raw_text": text[:REJECT_TEXT_CHARS] if text else text,

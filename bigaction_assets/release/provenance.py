@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bigaction_assets.lake import table_dir
+from bigaction_assets.shard_keys import dataset_of
 from bigaction_assets.sources import split_partition_key
 
 RELEASED_TABLES = (
@@ -60,7 +61,7 @@ def redistributable(dataset: str) -> bool:
         adapter, name = split_partition_key(dataset)
     except ValueError:
         return False
-    return adapter.redistributable(name)
+    return adapter.redistributable(dataset_of(name))
 
 
 def releasable(datasets: list[str], exclude: list[str]) -> list[str]:

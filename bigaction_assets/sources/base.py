@@ -14,7 +14,7 @@ from bigaction_assets.sources.jsonstream import (
     iter_json_records,
     iter_jsonl_records,
 )
-from bigaction_assets.sources.landing import find_datasets
+from bigaction_assets.sources.landing import find_datasets, split_shards
 from bigaction_assets.sources.parquet_rows import iter_parquet_records
 
 JSON_SUFFIXES = (".json", ".jsonl")
@@ -125,10 +125,10 @@ def read_records(path: Path, record_id: IdReader) -> Iterator[RawText]:
 
 
 class LandingFilesAdapter:
-    """What most adapters share: datasets are files (or folders of shards) of one `source`,
-    read record by record: JSON and JSONL, and Parquet and CSV for an adapter whose `suffixes`
-    name them. A subclass sets `name`, `description` and `source`, and defines `record_id`,
-    `standardize` and `redistributable`."""
+    """What most adapters share: datasets are files (or folders of shards, a partition each
+    when `shards_stand_alone`) of one `source`, read record by record: JSON and JSONL, and
+    Parquet and CSV for an adapter whose `suffixes` name them. A subclass sets `name`,
+    `description` and `source`, and defines `record_id`, `standardize` and `redistributable`."""
 
     name: str
     description: str
@@ -136,7 +136,12 @@ class LandingFilesAdapter:
     suffixes: tuple[str, ...] = JSON_SUFFIXES
 
     def dataset_files(self, folder: Path) -> dict[str, list[Path]]:
-        return find_datasets(folder, self.suffixes)
+        return split_shards(folder, find_datasets(folder, self.suffixes), self.shards_stand_alone)
+
+    def shards_stand_alone(self, dataset: str, files: list[Path]) -> bool:
+        """Whether every file of a folder dataset holds whole records (an episode never spans
+        two files), so each file can be a partition of its own; by default, yes."""
+        return True
 
     def source_name(self, dataset: str) -> str:
         return self.source

@@ -9,6 +9,7 @@ element. Every candidate element of every step goes to `web_candidates` for the 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -49,6 +50,12 @@ class Mind2WebAdapter(LandingFilesAdapter):
             return None
         key = "action_uid" if "actions" not in value and "operation" in value else "annotation_id"
         return value[key] if isinstance(value.get(key), str) else None
+
+    def shards_stand_alone(self, dataset: str, files: list[Path]) -> bool:
+        """For raw task files (`.json`, a task whole in each record), yes; not for step rows
+        (the Hub's Parquet shards, SeeAct's JSONL): the Hub cuts shards by size, so a task's
+        steps can run from one shard into the next, and a partition per shard would split it."""
+        return all(path.suffix == ".json" for path in files)
 
     def redistributable(self, dataset: str) -> bool:
         """Only the train split: Mind2Web asks that its test sets never be redistributed (so
