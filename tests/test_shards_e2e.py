@@ -100,7 +100,10 @@ def test_the_sft_files_hold_the_examples_of_every_shard(demo: Demo) -> None:
         for path in sorted((demo.data / "sft" / "openai").glob("*.jsonl"))
         for line in path.read_bytes().splitlines()
     ]
-    assert len(lines) == sum(len(rows) for rows in by_shard.values())
+    # every partition's examples, the shards' and the telemetry day's the demo lands
+    every = {path.stem: table_rows(path) for path in lake.glob("*.parquet")}
+    assert set(SHARDS) <= set(every)
+    assert len(lines) == sum(len(rows) for rows in every.values())
 
 
 def test_the_leaderboard_scores_the_steps_of_every_shard(demo: Demo) -> None:
