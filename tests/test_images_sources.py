@@ -197,7 +197,7 @@ def test_multimodal_mind2web_screenshots_good_missing_corrupt_huge(tmp_path):
         {"bytes": png_bomb(), "path": None},
     ]
     landing, _ = mm_landing(tmp_path, shots)
-    result = ingest_named(landing, "mind2web", "mm")
+    result = ingest_named(landing, "mind2web", "mm~data~train-00000-of-00001")  # its one shard
 
     assert result.rows("rejects") == []
     [episode] = result.rows("episodes")

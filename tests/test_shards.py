@@ -109,8 +109,8 @@ def hub_step_shard(path: Path, tasks: list[str]) -> None:
 
 
 def test_folders_whose_files_belong_together_stay_one_partition(tmp_path) -> None:
-    """A thought cache joins trajectories of every file; Mind2Web's step rows run across the
-    Hub's shards; a ProactiveBench trace file is one episode."""
+    """A thought cache joins trajectories of every file; a ProactiveBench trace file is one
+    episode; SeeAct's step rows run across files (the Hub's are followed across the edges)."""
     landing = tmp_path / "landing"
     write(landing / "adp" / "cached" / "part-0.jsonl")
     write(landing / "adp" / "cached.generated_thoughts.json", b"{}")
@@ -121,16 +121,21 @@ def test_folders_whose_files_belong_together_stay_one_partition(tmp_path) -> Non
     write(landing / "proactive" / "traces" / "code_1.json")
     write(landing / "proactive" / "traces" / "code_2.json")
     write(landing / "the_wave" / "wave-250" / "meta.csv", b"query,html,xpath\n")
+    write(landing / "mind2web" / "seeact" / "steps.jsonl")  # step rows, but not the Hub's
+    write(landing / "mind2web" / "seeact" / "more.jsonl")
     found = ingest.discover(landing, adapters())
     assert sorted(found) == [
-        "adp.cached", "mind2web.raw~train_0", "mind2web.raw~train_1", "mind2web.steps",
+        "adp.cached", "mind2web.raw~train_0", "mind2web.raw~train_1", "mind2web.seeact",
+        "mind2web.steps~data~train-00000-of-00002", "mind2web.steps~data~train-00001-of-00002",
         "proactive.traces", "the_wave.wave-250~meta",
     ]  # fmt: skip
     assert [p.name for p in found["adp.cached"]] == [
         "cached.generated_thoughts.json",
         "part-0.jsonl",
     ]
-    assert len(found["mind2web.steps"]) == 2
+    # the Hub's step rows: a partition per shard, which reads the edges of its neighbours
+    first, second = (found[f"mind2web.steps~data~train-0000{n}-of-00002"] for n in (0, 1))
+    assert first == [*second[1:], second[0]]  # its own file first, then the other
 
 
 def test_a_shard_is_standardized_as_its_dataset_and_the_shards_add_up_to_it(tmp_path) -> None:

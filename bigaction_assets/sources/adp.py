@@ -44,13 +44,13 @@ class AdpAdapter(LandingFilesAdapter):
         a folder without a cache is a partition per file (`landing.split_shards`)."""
         found = find_datasets(folder, (".json", ".jsonl"), (adp_thoughts.CACHE_SUFFIX,))
         found = adp_thoughts.attach_caches(folder, found)
-        return split_shards(folder, found, self.shards_stand_alone)
+        return split_shards(folder, found, self.shard_files)
 
-    def shards_stand_alone(self, dataset: str, files: list[Path]) -> bool:
+    def shard_files(self, dataset: str, files: list[Path]) -> list[list[Path]] | None:
         """A trajectory is one record; but a thought cache joins thoughts to trajectories in
         every file of its dataset (and counts those it never met), so such a dataset stays one
         partition rather than repeat the cache, its rejects and tallies in every shard."""
-        return not adp_thoughts.is_cache_file(files[0])
+        return None if adp_thoughts.is_cache_file(files[0]) else super().shard_files(dataset, files)
 
     def read(self, path: Path) -> Iterator[RawText]:
         if adp_thoughts.is_cache_file(path):

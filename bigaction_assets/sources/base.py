@@ -77,7 +77,11 @@ class RecordRejected(Exception):
 
 
 class SourceAdapter(Protocol):
-    """One raw format: how to find its datasets, read its records and standardize them."""
+    """One raw format: how to find its datasets, read its records and standardize them.
+
+    Optional: `read_partition(dataset, files)`, the records a partition is made of with the
+    file of each, for shards whose partitions read their neighbours' edges (Mind2Web's Hub
+    step rows); without it a partition is its files' records, whole, in order."""
 
     name: str
     description: str
@@ -126,7 +130,7 @@ def read_records(path: Path, record_id: IdReader) -> Iterator[RawText]:
 
 class LandingFilesAdapter:
     """What most adapters share: datasets are files (or folders of shards, a partition each
-    when `shards_stand_alone`) of one `source`, read record by record: JSON and JSONL, and
+    as `shard_files` cuts them) of one `source`, read record by record: JSON and JSONL, and
     Parquet and CSV for an adapter whose `suffixes` name them. A subclass sets `name`,
     `description` and `source`, and defines `record_id`, `standardize` and `redistributable`."""
 
@@ -136,12 +140,13 @@ class LandingFilesAdapter:
     suffixes: tuple[str, ...] = JSON_SUFFIXES
 
     def dataset_files(self, folder: Path) -> dict[str, list[Path]]:
-        return split_shards(folder, find_datasets(folder, self.suffixes), self.shards_stand_alone)
+        return split_shards(folder, find_datasets(folder, self.suffixes), self.shard_files)
 
-    def shards_stand_alone(self, dataset: str, files: list[Path]) -> bool:
-        """Whether every file of a folder dataset holds whole records (an episode never spans
-        two files), so each file can be a partition of its own; by default, yes."""
-        return True
+    def shard_files(self, dataset: str, files: list[Path]) -> list[list[Path]] | None:
+        """How a folder dataset's files become partitions: per shard, its own file and then
+        any neighbour its partition reads an edge of; None keeps the folder one partition.
+        By default each file alone: its records are whole in it (no episode spans two)."""
+        return [[path] for path in files]
 
     def source_name(self, dataset: str) -> str:
         return self.source

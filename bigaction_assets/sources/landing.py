@@ -63,14 +63,16 @@ def _hidden(below: Path) -> bool:
     return any(part.startswith(".") for part in below.parts)
 
 
+ShardFiles = Callable[[str, list[Path]], list[list[Path]] | None]
+
+
 def split_shards(
-    folder: Path,
-    datasets: dict[str, list[Path]],
-    apart: Callable[[str, list[Path]], bool],
+    folder: Path, datasets: dict[str, list[Path]], shard_files: ShardFiles
 ) -> dict[str, list[Path]]:
-    """Each folder dataset whose files `apart` says stand alone becomes one entry per file,
-    `<dataset>~<shard>` (`shard_keys.shard_name`); a file dataset, or a folder whose files
-    belong together, stays one entry under its own name.
+    """Each folder dataset that `shard_files` cuts becomes one entry per shard,
+    `<dataset>~<shard>` (`shard_keys.shard_name`) named after the shard's own file (first in
+    its list, before any neighbour its partition also reads); a file dataset, or a folder
+    whose files belong together (`shard_files` gives None), stays one entry under its name.
 
     Raises:
         ValueError: a shard's path cannot name a partition, or two files name one shard
@@ -79,10 +81,12 @@ def split_shards(
     found: dict[str, list[Path]] = {}
     for name, files in datasets.items():
         root = folder / name
-        if not (root.is_dir() and apart(name, files)):
+        shards = shard_files(name, files) if root.is_dir() else None
+        if shards is None:
             found[name] = files
             continue
-        for path in files:
+        for inputs in shards:
+            path = inputs[0]
             shard = shard_name(name, PurePosixPath(path.relative_to(root).as_posix()))
             check_key_length(f"{folder.name}.{shard}")
             if shard in found:
@@ -90,5 +94,5 @@ def split_shards(
                     f"{found[shard][0]} and {path} are both landing shard {shard!r}: "
                     "keep one of them, or rename one"
                 )
-            found[shard] = [path]
+            found[shard] = inputs
     return found

@@ -86,10 +86,10 @@ class ProactiveAdapter(LandingFilesAdapter):
             return reward_source_id(value["obs"], value["pred_task"])
         return None  # a trace turn is known by its file and position
 
-    def shards_stand_alone(self, dataset: str, files: list[Path]) -> bool:
-        """No: a trace file is one episode, so a partition per file would be a partition per
+    def shard_files(self, dataset: str, files: list[Path]) -> list[list[Path]] | None:
+        """None: a trace file is one episode, so a partition per file would be a partition per
         episode, and the whole benchmark is a few hundred small files; a folder is one dataset."""
-        return False
+        return None
 
     def redistributable(self, dataset: str) -> bool:
         return True  # Apache-2.0 (landing/PROVENANCE.md)
