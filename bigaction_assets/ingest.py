@@ -21,6 +21,7 @@ from bigaction_assets.lake import iter_partition_batches
 from bigaction_assets.privacy.withhold import SenderFilter
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.schemas.standardized import SCHEMA_VERSION
+from bigaction_assets.shard_keys import dataset_of
 from bigaction_assets.sources import partition_key
 from bigaction_assets.sources.base import (
     ParsedRecord,
@@ -29,7 +30,7 @@ from bigaction_assets.sources.base import (
     StandardRecord,
     Tally,
 )
-from bigaction_assets.sources.jsonstream import UNPARSED
+from bigaction_assets.sources.jsonstream import UNPARSED, RawText
 
 REJECT_TEXT_CHARS = 4_000
 # raw records (a whole Mind2Web task each) run to megabytes: hand them on a few at a time
@@ -112,26 +113,37 @@ def parsed_raw_records(
     `UNPARSED`): what a pass that also standardizes needs. Records of forgotten senders that
     `withhold` knows are left out (it counts them)."""
     key = partition_key(adapter.name, dataset)
-    for path in files:
-        relative = (
-            path.relative_to(landing).as_posix() if path.is_relative_to(landing) else str(path)
-        )
-        for raw in adapter.read(path):
-            if withhold is not None and withhold.withholds(raw.data):
-                continue
-            row = {
-                "dataset": key,
-                "source_format": adapter.name,
-                "file": relative,
-                "line": raw.line,
-                "record_index": raw.record_index,
-                "byte_offset": raw.byte_offset,
-                "record_id": raw.record_id,
-                "text": raw.data,  # UTF-8 bytes: Arrow stores them without a round trip
-                "error": raw.error,
-                "error_detail": raw.error_detail,
-            }
-            yield row, raw.value
+    relative: dict[Path, str] = {}
+    for path, raw in _partition_records(adapter, dataset, files):
+        if path not in relative:
+            inside = path.is_relative_to(landing)
+            relative[path] = path.relative_to(landing).as_posix() if inside else str(path)
+        if withhold is not None and withhold.withholds(raw.data):
+            continue
+        row = {
+            "dataset": key,
+            "source_format": adapter.name,
+            "file": relative[path],
+            "line": raw.line,
+            "record_index": raw.record_index,
+            "byte_offset": raw.byte_offset,
+            "record_id": raw.record_id,
+            "text": raw.data,  # UTF-8 bytes: Arrow stores them without a round trip
+            "error": raw.error,
+            "error_detail": raw.error_detail,
+        }
+        yield row, raw.value
+
+
+def _partition_records(
+    adapter: SourceAdapter, dataset: str, files: list[Path]
+) -> Iterator[tuple[Path, RawText]]:
+    """The records a partition is made of, each with its file: the files whole, in order,
+    unless the adapter reads a shard's edges itself (`read_partition`, Mind2Web's step rows)."""
+    read_partition = getattr(adapter, "read_partition", None)
+    if read_partition is not None:
+        return read_partition(dataset, files)
+    return ((path, raw) for path in files for raw in adapter.read(path))
 
 
 def raw_partition_rows(lake: Path, key: str, *, unreadable: bool) -> Iterator[dict[str, Any]]:
@@ -216,7 +228,7 @@ def standardize(
     seen_episodes: set[str] = set()
     seen_pages: set[str] = set()
     event_images = EventImages(images or ImageResolver(None, adapter.name, dataset))
-    for result in adapter.standardize(readable(), dataset):
+    for result in adapter.standardize(readable(), dataset_of(dataset)):
         yield from read_rejects
         read_rejects.clear()
         if isinstance(result, Tally):
@@ -308,7 +320,8 @@ def _reject(
     if isinstance(text, bytes):
         text = text[: 4 * REJECT_TEXT_CHARS].decode("utf-8", errors="replace")
     return Row("rejects", {
-        "source": adapter.source_name(dataset), "dataset": partition_key(adapter.name, dataset),
+        "source": adapter.source_name(dataset_of(dataset)),
+        "dataset": partition_key(adapter.name, dataset),
         "source_format": adapter.name, "file": raw["file"], "line": raw["line"],
         "record_index": raw["record_index"], "stage": stage, "reason": reason,
         "detail": detail or reason, "raw_text": text[:REJECT_TEXT_CHARS] if text else text,

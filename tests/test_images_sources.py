@@ -111,7 +111,7 @@ def test_adp_images_in_a_folder_dataset_resolve_from_its_folder(tmp_path):
     (folder / "0").mkdir(parents=True)
     (folder / "std.json").write_bytes(orjson.dumps([adp_trajectory("t1", ["0/s.png"])]))
     (folder / "0" / "s.png").write_bytes(GOOD)
-    result = ingest_named(tmp_path / "landing", "adp", "android")
+    result = ingest_named(tmp_path / "landing", "adp", "android~std")  # its one shard
     assert [e["image_sha"] for e in image_events(result)] == [sha(GOOD)]
     assert unread_files(tmp_path / "landing", adapters()) == []  # the image is read, not unread
 
@@ -197,7 +197,7 @@ def test_multimodal_mind2web_screenshots_good_missing_corrupt_huge(tmp_path):
         {"bytes": png_bomb(), "path": None},
     ]
     landing, _ = mm_landing(tmp_path, shots)
-    result = ingest_named(landing, "mind2web", "mm")
+    result = ingest_named(landing, "mind2web", "mm~data~train-00000-of-00001")  # its one shard
 
     assert result.rows("rejects") == []
     [episode] = result.rows("episodes")
@@ -269,6 +269,9 @@ def test_mind2web_tasks_take_screenshots_named_by_action_from_their_image_folder
 # --- the-wave: the highlighted screenshot is the label's image -------------------------------
 
 
+SHARD = "clean~test-00000-of-00001"  # the dataset `clean`'s one shard
+
+
 def wave_landing(tmp_path: Path, screenshots: list[Any]) -> Path:
     rows = []
     for index, shot in enumerate(screenshots):
@@ -295,7 +298,7 @@ def test_the_wave_answer_images_good_missing_corrupt_huge(tmp_path):
         {"bytes": png_bomb(), "path": None},
         {"bytes": None, "path": "lost.png"},
     ]
-    result = ingest_named(wave_landing(tmp_path, shots), "the_wave", "clean")
+    result = ingest_named(wave_landing(tmp_path, shots), "the_wave", SHARD)
     assert result.rows("rejects") == []
     assert len(result.rows("episodes")) == len(shots)
     answers = [e for e in result.rows("events") if e["kind"] == "api_action"]

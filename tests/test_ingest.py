@@ -232,12 +232,11 @@ def test_discover_files_and_folders_of_shards(tmp_path):
     landing = tmp_path / "landing"
     one = touch(landing / "adp" / "one.json")
     two = touch(landing / "adp" / "two-2_b.jsonl")
-    shards = [
-        touch(landing / "adp" / "sharded" / "part-1.jsonl"),
-        touch(landing / "adp" / "sharded" / "part-0.json"),
-        touch(landing / "adp" / "sharded" / "more" / "part-2.jsonl"),
-    ]
+    part1 = touch(landing / "adp" / "sharded" / "part-1.jsonl")
+    part0 = touch(landing / "adp" / "sharded" / "part-0.json")
+    part2 = touch(landing / "adp" / "sharded" / "more" / "part-2.jsonl")
     touch(landing / "adp" / "sharded" / "README.txt")
+    touch(landing / "adp" / "sharded" / ".cache" / "part-3.json")  # the Hub client's
     touch(landing / "adp" / "notes.txt")
     touch(landing / "adp" / ".hidden.json")
     (landing / "adp" / "empty_folder").mkdir()
@@ -245,7 +244,9 @@ def test_discover_files_and_folders_of_shards(tmp_path):
     found = ingest.discover(landing, adapters())
     assert found == {
         "adp.one": [one],
-        "adp.sharded": sorted(shards),
+        "adp.sharded~more~part-2": [part2],
+        "adp.sharded~part-0": [part0],
+        "adp.sharded~part-1": [part1],
         "adp.two-2_b": [two],
         "mind2web.train_demo": [train],
     }

@@ -74,8 +74,9 @@ def clean_dataset(tmp_path: Path, rows: list[dict], name="test-00000-of-00001.pa
     landing = tmp_path / "landing"
     types = {"Unnamed: 0": pa.int64()}
     shard(landing / "mind2web" / "mind2web_clean", name, CLEAN_COLUMNS, rows, types)
-    files = ingest.dataset_files(landing, ADAPTER, "mind2web_clean")
-    return run_ingest(ADAPTER, "mind2web_clean", files, landing)
+    shard_of = f"mind2web_clean~data~{name.removesuffix('.parquet')}"  # the folder's one shard
+    files = ingest.dataset_files(landing, ADAPTER, shard_of)
+    return run_ingest(ADAPTER, shard_of, files, landing)
 
 
 def actions(result, episode_id: str) -> list[dict]:
@@ -187,8 +188,8 @@ def test_multimodal_mind2web_rows_keep_their_step_and_screenshot(tmp_path):
     rows = [row("m1", 1, "TYPE", "11"), row("m0", 0, "CLICK", "10")]
     shard(landing / "mind2web" / "multimodal", "test_task-00000-of-00001.parquet",
           MULTIMODAL_COLUMNS, rows, types)  # fmt: skip
-    result = run_ingest(ADAPTER, "multimodal", ingest.dataset_files(landing, ADAPTER, "multimodal"),
-                        landing)  # fmt: skip
+    one = "multimodal~data~test_task-00000-of-00001"  # the folder's one shard
+    result = run_ingest(ADAPTER, one, ingest.dataset_files(landing, ADAPTER, one), landing)
 
     assert result.rows("rejects") == []
     [episode] = result.rows("episodes")

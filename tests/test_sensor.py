@@ -256,3 +256,32 @@ def test_a_file_nothing_reads_is_warned_of_and_listed(tick, landing, capfd) -> N
     (landing.landing / "the_wave" / "cut.parquet").unlink()
     [emptied] = unread_requests(tick(third.cursor))
     assert emptied.run_key != run.run_key, "listed again, now with nothing unread"
+
+
+def test_a_folder_of_shards_is_a_partition_and_a_run_per_shard_and_an_edit_runs_one(
+    tick, landing
+) -> None:
+    """Each shard is its own run, so a large dataset spreads over whatever runs them."""
+    folder = landing.landing / "adp" / "big"
+    folder.mkdir()
+    synatra = (landing.landing / "adp" / "synatra.json").read_bytes()
+    for name in ("part-00000", "part-00001", "part-00002"):
+        (folder / f"{name}.json").write_bytes(
+            synatra.replace(b'"id": "', f'"id": "{name}'.encode())
+        )
+    shards = [f"adp.big~part-0000{n}" for n in range(3)]
+
+    first = tick()
+
+    assert requested(first) == sorted([*shards, *(f"adp.{name}" for name in BUNDLED)])
+    assert set(shards) <= set(added(first)) and set(shards) <= set(
+        added(first, BENCHMARK_PARTITIONS)
+    )
+
+    edited = folder / "part-00001.json"
+    edited.write_bytes(edited.read_bytes().replace(b"Objective: ", b"Objective:  ", 1))
+    (folder / "part-00003.json").write_bytes(synatra.replace(b'"id": "', b'"id": "part-00003'))
+    second = tick(first.cursor)
+
+    assert requested(second) == ["adp.big~part-00001", "adp.big~part-00003"]
+    assert added(second) == ["adp.big~part-00003"]

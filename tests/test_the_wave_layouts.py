@@ -109,9 +109,10 @@ def action(result, episode_id: str) -> dict:
 def test_the_wave_clean_parquet_shards_become_episodes_in_the_shards_split(tmp_path):
     landing = tmp_path / "landing"
     clean_shard(landing / "the_wave" / "the-wave-clean", "test-00000-of-00001.parquet", CLEAN_ROWS)
-    assert "the_wave.the-wave-clean" in ingest.discover(landing, adapters())
+    shard = "the-wave-clean~data~test-00000-of-00001"  # a partition per shard file
+    assert f"the_wave.{shard}" in ingest.discover(landing, adapters())
 
-    result = ingest_dataset(landing, "the-wave-clean")
+    result = ingest_dataset(landing, shard)
 
     assert result.rows("rejects") == []
     assert [r["error"] for r in result.raw] == [None, None]
@@ -137,9 +138,16 @@ def test_the_split_follows_each_shards_name(tmp_path):
     clean_shard(folder, "validation-00001-of-00002.parquet", CLEAN_ROWS[1:])
     clean_shard(folder, "extra.parquet", [{**CLEAN_ROWS[0], "query": "Search again"}])
 
-    result = ingest_dataset(tmp_path / "landing", "the-wave-clean")
+    shards = ("train-00000-of-00002", "validation-00001-of-00002", "extra")
+    episodes = [
+        episode
+        for shard in shards
+        for episode in ingest_dataset(tmp_path / "landing", f"the-wave-clean~data~{shard}").rows(
+            "episodes"
+        )
+    ]
 
-    splits = {e["task"]: e["source_split"] for e in result.rows("episodes")}
+    splits = {e["task"]: e["source_split"] for e in episodes}
     # a file named otherwise takes the dataset name's split (`test` for this one)
     assert splits == {"Search for umbrellas": "train", "Pick size M": "validation",
                       "Search again": "test"}  # fmt: skip
@@ -155,7 +163,7 @@ def test_the_wave_250_csv_rows_find_their_target_by_xpath(tmp_path):
             ("Press the missing button", PAGE, "//button[@id='none']"),
         ],
     )
-    result = ingest_dataset(landing, "the-wave-250")
+    result = ingest_dataset(landing, "the-wave-250~TheWaveMeta")
 
     assert result.rows("rejects") == []
     episodes = {e["task"]: e for e in result.rows("episodes")}

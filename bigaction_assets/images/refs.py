@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from bigaction_assets.shard_keys import dataset_of
+
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif")
 IMAGES_FOLDER = ".images"  # `<adapter>/<dataset>.images/` beside a dataset holds its images
 # How base64 of each format's signature begins: ADP's OpenHands sample keeps its screenshots
@@ -106,7 +108,9 @@ def safe_relative(path: str) -> PurePosixPath | None:
 
 def image_folders(adapter_folder: Path, dataset: str) -> list[Path]:
     """Where a dataset's images are, in lookup order: the dataset's own folder (a dataset
-    landed as a folder) and the folder `<dataset>.images` beside it."""
+    landed as a folder) and the folder `<dataset>.images` beside it; a shard's are its
+    dataset's (`dataset` may be a shard's name)."""
+    dataset = dataset_of(dataset)
     folders = [adapter_folder / dataset, adapter_folder / f"{dataset}{IMAGES_FOLDER}"]
     return [folder for folder in folders if folder.is_dir()]
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bigaction_assets.lake import table_dir
+from bigaction_assets.shard_keys import dataset_of
 from bigaction_assets.sources import split_partition_key
 
 RELEASED_TABLES = (
@@ -23,10 +24,12 @@ class NotRedistributable(Exception):
 
     def __init__(self, datasets: list[str]) -> None:
         self.datasets = datasets
+        # a sharded dataset's shards are left out by naming the dataset once
+        names = sorted({dataset_of(d) for d in datasets})
         super().__init__(
             f"refusing to release {len(datasets)} dataset(s) whose license forbids "
             f"redistribution: {', '.join(datasets)}. Leave them out with the release config "
-            f"`exclude_datasets: {datasets}` (they will be listed as excluded in the card)."
+            f"`exclude_datasets: {names}` (they will be listed as excluded in the card)."
         )
 
 
@@ -60,12 +63,15 @@ def redistributable(dataset: str) -> bool:
         adapter, name = split_partition_key(dataset)
     except ValueError:
         return False
-    return adapter.redistributable(name)
+    return adapter.redistributable(dataset_of(name))
 
 
 def releasable(datasets: list[str], exclude: list[str]) -> list[str]:
-    """The datasets to publish: all but the excluded ones; raises if any left may not be."""
-    kept = [d for d in datasets if d not in set(exclude)]
+    """The datasets (partition keys) to publish: all but the excluded ones, where excluding a
+    sharded dataset (`mind2web.test_task`) excludes each of its shards; raises if any left may
+    not be published."""
+    left_out = set(exclude)
+    kept = [d for d in datasets if d not in left_out and dataset_of(d) not in left_out]
     refused = [d for d in kept if not redistributable(d)]
     if refused:
         raise NotRedistributable(refused)

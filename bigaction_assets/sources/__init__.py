@@ -6,9 +6,10 @@ import importlib
 import pkgutil
 from functools import cache
 
+from bigaction_assets.shard_keys import PARTITION_SEPARATOR
 from bigaction_assets.sources.base import SourceAdapter
 
-PARTITION_SEPARATOR = "."
+__all__ = ["PARTITION_SEPARATOR", "adapters", "partition_key", "split_partition_key"]
 
 
 @cache
@@ -26,11 +27,13 @@ def adapters() -> dict[str, SourceAdapter]:
 
 
 def partition_key(adapter_name: str, dataset: str) -> str:
+    """`<adapter>.<dataset>`, where a shard's dataset is `<dataset>~<shard>` (`shard_keys`)."""
     return f"{adapter_name}{PARTITION_SEPARATOR}{dataset}"
 
 
 def split_partition_key(key: str) -> tuple[SourceAdapter, str]:
-    """The adapter and dataset name a partition key (`<adapter>.<dataset>`) stands for."""
+    """The adapter and dataset name a partition key (`<adapter>.<dataset>`) stands for; a
+    shard's name keeps its `~<shard>` (`shard_keys.dataset_of` gives the dataset)."""
     adapter_name, _, dataset = key.partition(PARTITION_SEPARATOR)
     registry = adapters()
     if adapter_name not in registry or not dataset:

@@ -21,7 +21,7 @@ from bigaction_assets.sources.base import (
     Tally,
 )
 from bigaction_assets.sources.jsonstream import RawText
-from bigaction_assets.sources.landing import find_datasets
+from bigaction_assets.sources.landing import find_datasets, split_shards
 
 __all__ = ["ADAPTER", "AdpAdapter", "export_trajectory", "import_trajectory"]
 
@@ -34,15 +34,23 @@ class AdpAdapter(LandingFilesAdapter):
     )
 
     def source_name(self, dataset: str) -> str:
-        return dataset  # an ADP file holds one dataset: synatra, swe-smith, ...
+        return dataset  # an ADP file (or folder of shards) holds one dataset: synatra, ...
 
     def redistributable(self, dataset: str) -> bool:
         return True  # the ADP samples are published for reuse
 
     def dataset_files(self, folder: Path) -> dict[str, list[Path]]:
-        """Datasets as usual, each with its thought cache (`adp_thoughts`) first if it has one."""
+        """Datasets as usual, each with its thought cache (`adp_thoughts`) first if it has one;
+        a folder without a cache is a partition per file (`landing.split_shards`)."""
         found = find_datasets(folder, (".json", ".jsonl"), (adp_thoughts.CACHE_SUFFIX,))
-        return adp_thoughts.attach_caches(folder, found)
+        found = adp_thoughts.attach_caches(folder, found)
+        return split_shards(folder, found, self.shard_files)
+
+    def shard_files(self, dataset: str, files: list[Path]) -> list[list[Path]] | None:
+        """A trajectory is one record; but a thought cache joins thoughts to trajectories in
+        every file of its dataset (and counts those it never met), so such a dataset stays one
+        partition rather than repeat the cache, its rejects and tallies in every shard."""
+        return None if adp_thoughts.is_cache_file(files[0]) else super().shard_files(dataset, files)
 
     def read(self, path: Path) -> Iterator[RawText]:
         if adp_thoughts.is_cache_file(path):

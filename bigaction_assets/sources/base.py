@@ -14,7 +14,7 @@ from bigaction_assets.sources.jsonstream import (
     iter_json_records,
     iter_jsonl_records,
 )
-from bigaction_assets.sources.landing import find_datasets
+from bigaction_assets.sources.landing import find_datasets, split_shards
 from bigaction_assets.sources.parquet_rows import iter_parquet_records
 
 JSON_SUFFIXES = (".json", ".jsonl")
@@ -77,7 +77,11 @@ class RecordRejected(Exception):
 
 
 class SourceAdapter(Protocol):
-    """One raw format: how to find its datasets, read its records and standardize them."""
+    """One raw format: how to find its datasets, read its records and standardize them.
+
+    Optional: `read_partition(dataset, files)`, the records a partition is made of with the
+    file of each, for shards whose partitions read their neighbours' edges (Mind2Web's Hub
+    step rows); without it a partition is its files' records, whole, in order."""
 
     name: str
     description: str
@@ -125,10 +129,10 @@ def read_records(path: Path, record_id: IdReader) -> Iterator[RawText]:
 
 
 class LandingFilesAdapter:
-    """What most adapters share: datasets are files (or folders of shards) of one `source`,
-    read record by record: JSON and JSONL, and Parquet and CSV for an adapter whose `suffixes`
-    name them. A subclass sets `name`, `description` and `source`, and defines `record_id`,
-    `standardize` and `redistributable`."""
+    """What most adapters share: datasets are files (or folders of shards, a partition each
+    as `shard_files` cuts them) of one `source`, read record by record: JSON and JSONL, and
+    Parquet and CSV for an adapter whose `suffixes` name them. A subclass sets `name`,
+    `description` and `source`, and defines `record_id`, `standardize` and `redistributable`."""
 
     name: str
     description: str
@@ -136,7 +140,13 @@ class LandingFilesAdapter:
     suffixes: tuple[str, ...] = JSON_SUFFIXES
 
     def dataset_files(self, folder: Path) -> dict[str, list[Path]]:
-        return find_datasets(folder, self.suffixes)
+        return split_shards(folder, find_datasets(folder, self.suffixes), self.shard_files)
+
+    def shard_files(self, dataset: str, files: list[Path]) -> list[list[Path]] | None:
+        """How a folder dataset's files become partitions: per shard, its own file and then
+        any neighbour its partition reads an edge of; None keeps the folder one partition.
+        By default each file alone: its records are whole in it (no episode spans two)."""
+        return [[path] for path in files]
 
     def source_name(self, dataset: str) -> str:
         return self.source

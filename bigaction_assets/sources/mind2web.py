@@ -9,12 +9,14 @@ element. Every candidate element of every step goes to `web_candidates` for the 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
 
+from bigaction_assets.shard_keys import SHARD_SEPARATOR
 from bigaction_assets.sources import mind2web_fields as fields
-from bigaction_assets.sources import mind2web_steps
+from bigaction_assets.sources import mind2web_shards, mind2web_steps
 from bigaction_assets.sources.base import (
     JSON_SUFFIXES,
     LandingFilesAdapter,
@@ -24,6 +26,7 @@ from bigaction_assets.sources.base import (
     StandardRecord,
 )
 from bigaction_assets.sources.hub_image import image_cell_ref
+from bigaction_assets.sources.jsonstream import RawText
 from bigaction_assets.sources.landing import shard_split
 from bigaction_assets.sources.mind2web_hub import rows_split, step_row, task_key
 
@@ -49,6 +52,25 @@ class Mind2WebAdapter(LandingFilesAdapter):
             return None
         key = "action_uid" if "actions" not in value and "operation" in value else "annotation_id"
         return value[key] if isinstance(value.get(key), str) else None
+
+    def shard_files(self, dataset: str, files: list[Path]) -> list[list[Path]] | None:
+        """Raw task files (`.json`, a task whole in each record): each alone. The Hub's Parquet
+        step rows: each with its neighbours, since the Hub cuts shards by size and a task's
+        steps can run on into the next shard (`mind2web_shards`). Anything else (SeeAct's JSONL
+        step rows, a mix): one partition."""
+        if all(path.suffix == ".json" for path in files):
+            return super().shard_files(dataset, files)
+        if all(path.suffix == ".parquet" for path in files):
+            return mind2web_shards.shard_inputs(files)
+        return None
+
+    def read_partition(self, dataset: str, files: list[Path]) -> Iterator[tuple[Path, RawText]]:
+        """A partition's records with the file each is in: a step-row shard's own rows less
+        those of the task the shard before it ends with, then the rows its last task runs on
+        with into the next shard; any other dataset's files whole, in order."""
+        if SHARD_SEPARATOR in dataset and files[0].suffix == ".parquet":
+            return mind2web_shards.read_edges(self.read, files)
+        return ((path, raw) for path in files for raw in self.read(path))
 
     def redistributable(self, dataset: str) -> bool:
         """Only the train split: Mind2Web asks that its test sets never be redistributed (so

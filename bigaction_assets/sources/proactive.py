@@ -86,6 +86,11 @@ class ProactiveAdapter(LandingFilesAdapter):
             return reward_source_id(value["obs"], value["pred_task"])
         return None  # a trace turn is known by its file and position
 
+    def shard_files(self, dataset: str, files: list[Path]) -> list[list[Path]] | None:
+        """None: a trace file is one episode, so a partition per file would be a partition per
+        episode, and the whole benchmark is a few hundred small files; a folder is one dataset."""
+        return None
+
     def redistributable(self, dataset: str) -> bool:
         return True  # Apache-2.0 (landing/PROVENANCE.md)
 

@@ -23,7 +23,8 @@ PIPELINE_VERSION = (
 
 class HubReleaseConfig(dg.Config):
     exclude_datasets: list[str] = []  # noqa: RUF012 - pydantic copies defaults
-    """Datasets (partition keys) left out of the release, e.g. ones not redistributable."""
+    """Datasets (partition keys; a sharded dataset's `<adapter>.<dataset>` leaves out every
+    shard) left out of the release, e.g. ones not redistributable."""
     max_shard_bytes: int = DEFAULT_SHARD_BYTES
     """Largest Parquet shard, in Arrow bytes."""
     pretty_name: str = "BigAction"
