@@ -51,7 +51,9 @@ def synatra_shards(landing: Path, parts: dict[str, list[int]]) -> list[dict]:
 
 
 def test_the_bundled_datasets_keep_their_keys() -> None:
-    assert sorted(ingest.discover(ROOT / "landing", adapters())) == BUNDLED_KEYS
+    found = ingest.discover(ROOT / "landing", adapters())
+    # telemetry days land when `make demo` runs (landing/telemetry is not in the repo)
+    assert sorted(key for key in found if not key.startswith("telemetry.")) == BUNDLED_KEYS
 
 
 def test_a_folder_is_a_partition_per_file_named_by_its_path_not_its_position(tmp_path) -> None:
