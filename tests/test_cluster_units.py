@@ -9,6 +9,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import dagster as dg
@@ -58,6 +59,21 @@ def test_celery_is_chosen_by_the_environment_for_every_job() -> None:
     executors_by_job, run_config = result.stdout.strip().splitlines()[-2:]
     assert set(json.loads(executors_by_job).values()) == {"celery"}
     assert json.loads(run_config) == {}, "no per-run executor choice: every step is a task"
+
+
+def test_kubernetes_steps_take_dagster_k8s_executor_or_say_what_the_image_lacks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(EXECUTOR_ENV, "k8s")
+    monkeypatch.setitem(sys.modules, "dagster_k8s", None)  # as in this lock: not installed
+    with pytest.raises(ImportError, match=r"needs dagster-k8s in the image .*0\.29\.27"):
+        executors.location_executor()
+    fake = types.ModuleType("dagster_k8s")
+    fake.k8s_job_executor = dg.ExecutorDefinition(name="k8s", executor_creation_fn=None)
+    monkeypatch.setitem(sys.modules, "dagster_k8s", fake)
+    assert executors.location_executor() is fake.k8s_job_executor
+    assert executors.dataset_executor() is fake.k8s_job_executor
+    assert execution_config(1) == {}
 
 
 def test_an_unknown_executor_or_a_missing_broker_is_refused(

@@ -1,7 +1,9 @@
-"""Where a run's steps execute, chosen by the environment: this process (the default) or Celery.
+"""Where a run's steps execute, chosen by the environment: this process (the default), Celery
+workers or Kubernetes pods.
 
 `BIGACTION_EXECUTOR=celery` is the cluster profile (docs/deploy.md): every step of every job
 becomes a Celery task on the broker `BIGACTION_CELERY_BROKER`, run by whichever worker takes it.
+`BIGACTION_EXECUTOR=k8s` makes every step a Kubernetes Job (dagster-k8s, installed in the image).
 Nothing else changes: the same jobs and assets, the same run config.
 """
 
@@ -17,6 +19,7 @@ from bigaction_assets.cluster.settings import (
     CELERY,
     CELERY_SETTINGS,
     EXECUTOR_ENV,
+    K8S,
     LOCAL,
 )
 
@@ -24,13 +27,16 @@ from bigaction_assets.cluster.settings import (
 def selected() -> str:
     """The executor the environment asks for; an unknown name is refused, not guessed at."""
     name = (os.environ.get(EXECUTOR_ENV) or LOCAL).strip()
-    if name not in (LOCAL, CELERY):
-        raise ValueError(f"{EXECUTOR_ENV} must be {LOCAL!r} (the default) or {CELERY!r}: {name!r}")
+    if name not in (LOCAL, CELERY, K8S):
+        raise ValueError(
+            f"{EXECUTOR_ENV} must be {LOCAL!r} (the default), {CELERY!r} or {K8S!r}: {name!r}"
+        )
     return name
 
 
-def on_celery() -> bool:
-    return selected() == CELERY
+def distributed() -> bool:
+    """Whether steps leave the run's process (Celery tasks, Kubernetes Jobs)."""
+    return selected() != LOCAL
 
 
 def celery_executor() -> dg.ExecutorDefinition:
@@ -56,12 +62,29 @@ def celery_executor() -> dg.ExecutorDefinition:
     )
 
 
+def k8s_executor() -> dg.ExecutorDefinition:
+    """dagster-k8s's executor: a Kubernetes Job per step, configured like the run launcher."""
+    try:
+        from dagster_k8s import k8s_job_executor
+    except ImportError as exc:  # not in this project's lock: the Kubernetes image adds it
+        raise ImportError(
+            f"{EXECUTOR_ENV}=k8s needs dagster-k8s in the image (pip install "
+            "dagster-k8s==0.29.27, the release that matches dagster 1.13.27; docs/deploy.md)"
+        ) from exc
+    return k8s_job_executor
+
+
+def _distributed_executor() -> dg.ExecutorDefinition:
+    return celery_executor() if selected() == CELERY else k8s_executor()
+
+
 def location_executor() -> dg.ExecutorDefinition:
-    """The code location's default: one process per run here, Celery in the cluster."""
-    return celery_executor() if on_celery() else dg.in_process_executor
+    """The code location's default: one process per run here, Celery or Kubernetes in a
+    cluster."""
+    return _distributed_executor() if distributed() else dg.in_process_executor
 
 
 def dataset_executor() -> dg.ExecutorDefinition:
     """The per-dataset jobs': one process or one per step, chosen per run here (run config);
-    Celery in the cluster, where every step is a task anyway."""
-    return celery_executor() if on_celery() else dg.multi_or_in_process_executor
+    in a cluster every step leaves the run's process anyway."""
+    return _distributed_executor() if distributed() else dg.multi_or_in_process_executor

@@ -14,7 +14,7 @@ from typing import Any
 
 import dagster as dg
 
-from bigaction_assets.defs.executors import dataset_executor, on_celery
+from bigaction_assets.defs.executors import dataset_executor, distributed
 
 # Landing size from which a dataset's run gets a process per step; unset, never. For a machine
 # or a graph where independent heavy steps (e.g. a slow live model beside long checks) pay for it.
@@ -24,8 +24,8 @@ PROCESSES_FROM_BYTES: int | None = None
 
 def execution_config(landing_bytes: int) -> dict[str, Any]:
     """Run config for a dataset's run: one process, or one per step from the configured size;
-    none on Celery, where every step is a task of its own."""
-    if on_celery():
+    none in a cluster, where every step is a Celery task or a pod of its own."""
+    if distributed():
         return {}
     setting = os.environ.get(PROCESSES_FROM_ENV)
     threshold = int(float(setting) * (1 << 20)) if setting else PROCESSES_FROM_BYTES
