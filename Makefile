@@ -93,7 +93,9 @@ llm: $(LLM_VENV)/.installed  ## serve SmolLM2-135M on 127.0.0.1:$(LLM_PORT) as m
 bench-thoughts: $(BIN)/.synced  ## thought generation throughput at concurrency 8/32/64 (benchmarks/README.md)
 	$(BIN)/python benchmarks/thoughts.py
 
-clean:
+clean:  ## delete the data (a cluster `make cluster` left running in it is stopped first)
+	@if [ -f $(BIGACTION_DATA_DIR)/cluster/services/cluster.json ] && [ -x $(BIN)/python ]; then \
+	    BIGACTION_CLUSTER_DIR=$(BIGACTION_DATA_DIR)/cluster $(BIN)/python -m bigaction_assets.cluster down; fi
 	rm -rf $(BIGACTION_DATA_DIR) .pytest_cache .ruff_cache landing/telemetry landing/forget
 
 annotate: $(BIN)/.synced  ## the annotation app on http://127.0.0.1:8800 (PORT=...); accounts: see docs/annotation.md

@@ -21,13 +21,13 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from bigaction_assets.cluster import compare, executor
 from bigaction_assets.cluster.build import dependents, partition_tags, prerequisites
-from bigaction_assets.cluster.layout import ClusterLayout, ClusterState, service_env
+from bigaction_assets.cluster.layout import LOCATION_NAME, ClusterLayout, ClusterState, service_env
 from bigaction_assets.cluster.settings import BROKER_ENV, EXECUTOR_ENV
 from bigaction_assets.defs import executors
 from bigaction_assets.defs.jobs import execution_config
 from bigaction_assets.rerun.graph import AssetNode, Graph
 from bigaction_assets.rerun.plan import Step
-from bigaction_assets.settings import PROJECT_ROOT
+from bigaction_assets.settings import DATA_DIR_ENV, LANDING_DIR_ENV, PROJECT_ROOT
 
 JOBS_EXECUTORS = """
 import json
@@ -254,3 +254,22 @@ def test_the_cluster_instance_settings_are_valid_and_queue_as_the_default_does(
     embedded = yaml.safe_load((PROJECT_ROOT / "dagster.yaml").read_text())
     assert config["concurrency"] == embedded["concurrency"]
     assert json.dumps(config["run_queue"]) == json.dumps(embedded["run_queue"])
+
+
+def test_the_helm_values_load_our_code_location_with_settings_it_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    values = yaml.safe_load((PROJECT_ROOT / "deploy" / "k8s" / "values.yaml").read_text())
+    (deployment,) = values["dagster-user-deployments"]["deployments"]
+    args = deployment["codeServerArgs"]
+    module = args[args.index("-m") + 1]
+    assert (PROJECT_ROOT / (module.replace(".", "/") + ".py")).is_file()
+    assert args[args.index("--location-name") + 1] == LOCATION_NAME
+    env = {item["name"]: item["value"] for item in deployment["env"]}
+    monkeypatch.setenv(EXECUTOR_ENV, env[EXECUTOR_ENV])
+    assert executors.selected() == "k8s"
+    assert {DATA_DIR_ENV, LANDING_DIR_ENV} <= env.keys()
+    mounted = {mount["mountPath"] for mount in deployment["volumeMounts"]}
+    assert {env[DATA_DIR_ENV], env[LANDING_DIR_ENV]} <= mounted, "the data lives on the volume"
+    assert values["runLauncher"]["type"] == "K8sRunLauncher"
+    assert values["postgresql"]["enabled"] is False and not values["redis"]["enabled"]

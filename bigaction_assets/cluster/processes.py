@@ -123,6 +123,8 @@ def stop(layout: ClusterLayout, names: list[str], timeout: float = STOP_SECONDS)
     while any(group_alive(pgid) for pgid in groups.values()) and time.monotonic() < deadline:
         time.sleep(0.2)
     for name, pgid in groups.items():
+        if group_alive(pgid):
+            print(f"  {name} did not stop within {timeout:.0f} s of SIGTERM: killed", flush=True)
         kill_group(pgid, signal.SIGKILL)
         while group_alive(pgid):
             time.sleep(0.1)
