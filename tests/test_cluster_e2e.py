@@ -36,7 +36,7 @@ from bigaction_assets.cluster import backing, processes
 from bigaction_assets.cluster.graphql import GraphQLError, daemons_healthy
 
 pytestmark = pytest.mark.e2e
-BIG_COPIES = 600  # x5 episodes: a raw_records step of a few seconds, long enough to break midway
+BIG_COPIES = 1200  # x5 episodes, ~25 MB: a raw_records step of seconds, long enough to break
 
 
 @pytest.fixture(scope="module")
