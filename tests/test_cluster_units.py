@@ -190,6 +190,11 @@ def test_steps_wait_for_what_they_read_and_the_waited_on_go_first() -> None:
     # datasets never wait for one another; the release reads the reward sets (EXTRA_DEPS)
     assert needs == [set(), set(), set(), {0}, set(), {1, 2}, {1, 2, 5}]
     assert dependents(needs) == [1, 2, 2, 0, 0, 1, 0]
+    # an erasure of forgotten senders (no graph edge) comes before everything else
+    erasure = Step("forget_users", (), stale=[("forgotten_users", None)])
+    graph.assets["forgotten_users"] = node("forgotten_users", partitions=None)
+    needs = prerequisites([erasure, *steps], graph)
+    assert needs[0] == set() and all(0 in need for need in needs[1:])
     assert partition_tags(steps[1]) == {"dagster/partition": "adp.a"}
     assert partition_tags(steps[0]) == {
         "dagster/asset_partition_range_start": "b1",

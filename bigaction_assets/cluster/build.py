@@ -19,7 +19,7 @@ from dagster_graphql import DagsterGraphQLClient
 
 from bigaction_assets.cluster.graphql import REPOSITORY
 from bigaction_assets.cluster.layout import LOCATION_NAME, ClusterState
-from bigaction_assets.demo import land_telemetry, load_graph, rerun_plan
+from bigaction_assets.demo import ERASURE_JOB, land_telemetry, load_graph, rerun_plan
 from bigaction_assets.demo_runs import explain_step, finish_step, register_partitions, run_config
 from bigaction_assets.rerun.graph import Graph
 from bigaction_assets.rerun.inputs import EXTRA_DEPS
@@ -92,10 +92,13 @@ def prerequisites(steps: list[Step], graph: Graph) -> list[set[int]]:
         for asset, partition in step.stale:
             builder[asset, partition] = index
             instances.setdefault(asset, []).append(partition)
+    # the erasure of forgotten senders goes first, as in `make demo`: it needs the lake to say
+    # which episodes were theirs before the runs after it rebuild them (not a graph edge)
+    first = {i for i, step in enumerate(steps) if step.job == ERASURE_JOB}
     needs = []
     for index, step in enumerate(steps):
         read = set().union(*(upstream(graph, instances, a, p) for a, p in step.stale))
-        needs.append({builder[i] for i in read if i in builder} - {index})
+        needs.append(({builder[i] for i in read if i in builder} | first) - {index})
     return needs
 
 
