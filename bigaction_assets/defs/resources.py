@@ -11,8 +11,8 @@ from dagster_duckdb import DuckDBResource
 from huggingface_hub import HfApi
 from pydantic import Field
 
-from bigaction_assets import lake
 from bigaction_assets.annotate import STORE_FILE
+from bigaction_assets.catalog import refresh_catalog
 from bigaction_assets.llm.budget import Price, PriceTable
 from bigaction_assets.llm.client import ClientSettings
 from bigaction_assets.llm.session import LLMConfig
@@ -56,7 +56,7 @@ class LakeResource(dg.ConfigurableResource):
         """Views over every table; a locked catalog is reported, not fatal (views glob files,
         so new partitions of known tables show up without a refresh)."""
         try:
-            return lake.refresh_catalog(self.root, self.catalog)
+            return refresh_catalog(self.root, self.catalog)
         except Exception as exc:  # the catalog is a convenience; the lake is the truth
             if log is not None:
                 log.warning(f"DuckDB catalog {self.catalog} not refreshed: {exc}")
