@@ -131,6 +131,20 @@ def _row_groups(
             yield read(parquet, index)
 
 
+def table_files(lake: Lake, group: str, asset: str) -> list[Path | str]:
+    """A table's partition files (paths) or objects (keys), in name order."""
+    return _table_files(lake, group, asset, None)
+
+
+def footer_rows(lake: Lake, file: Path | str) -> int:
+    """Rows of a partition file, read from its footer alone."""
+    if isinstance(file, Path):
+        return pq.read_metadata(file).num_rows
+    assert isinstance(lake, LakeRoot)
+    with lake.open(file) as handle:
+        return pq.read_metadata(handle).num_rows
+
+
 def _table_files(lake: Lake, group: str, asset: str, partition: str | None) -> list[Path | str]:
     if partition is not None:
         return [_partition_file(lake, group, asset, partition)]

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from bigaction_assets.lakefs import LakeRoot
 from bigaction_assets.privacy.erasure import Forgotten
 from bigaction_assets.privacy.register import load_forgotten
 
@@ -51,10 +52,15 @@ class SenderFilter:
         return (row for row in rows if not self.withholds(row.get(column)))
 
 
-def sender_filter(adapter: object, lake: Path, landing: Path) -> SenderFilter:
+def sender_filter(adapter: object, lake: Path | LakeRoot, landing: Path) -> SenderFilter:
     """The filter for a dataset of `adapter`: every forgotten sender (requested, or kept as a
     tombstone) for adapters whose records are people's (`holds_personal_data`), else none, as
     public datasets carry no sender's pseudonym."""
     if not getattr(adapter, "holds_personal_data", False):
         return SenderFilter()
+    if not isinstance(lake, Path):  # the erasure register still reads the lake as local files
+        raise ValueError(
+            f"datasets of people ({getattr(adapter, 'name', adapter)}) cannot be ingested into "
+            f"the object-store lake {lake.uri} yet: the erasure register reads local files"
+        )
     return SenderFilter(load_forgotten(lake, landing))

@@ -1,0 +1,95 @@
+"""The spine (raw_records and the standardized tables) on an object-store lake: the same objects,
+byte for byte, as the files a local lake gets, and a clear refusal from the stages that still
+read the lake as local files."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pyarrow.fs as pafs
+import pytest
+from conftest import DagsterLake
+from s3_server import s3_server
+
+from bigaction_assets import lake
+from bigaction_assets.definitions import defs
+from bigaction_assets.defs.resources import LakeResource, NotOnObjectStore
+from bigaction_assets.lakefs import parse_lake
+
+SPINE = (
+    dg.AssetSelection.assets("raw_records") | dg.AssetSelection.groups("standardized")
+).without_checks()
+DATASETS = {"adp.synatra": ("adp", "synatra"), "mind2web.train_demo": ("mind2web", "train_demo")}
+
+
+@pytest.fixture(scope="module")
+def bucket() -> Iterator[str]:
+    with pytest.MonkeyPatch.context() as patch, s3_server(patch) as name:
+        yield name
+
+
+def build(resource: LakeResource, instance: dg.DagsterInstance, partition: str) -> None:
+    if not instance.has_dynamic_partition("datasets", partition):
+        instance.add_dynamic_partitions("datasets", [partition])
+    result = dg.materialize(
+        defs().assets,  # type: ignore[arg-type]
+        partition_key=partition,
+        instance=instance,
+        resources={"lake": resource},
+        selection=SPINE,
+    )
+    assert result.success
+
+
+def local_files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*.parquet")}
+
+
+def object_files(uri: str) -> dict[str, bytes]:
+    root = parse_lake(uri)
+    selector = pafs.FileSelector(root.base, recursive=True)
+    return {
+        info.path.removeprefix(root.base + "/"): root.read_bytes(info.path)
+        for info in root.filesystem.get_file_info(selector)
+        if info.type == pafs.FileType.File
+    }
+
+
+def test_the_spine_writes_the_same_objects_to_s3_as_files_to_disk(
+    bucket: str, dagster_lake: DagsterLake, ephemeral_instance: dg.DagsterInstance
+) -> None:
+    for adapter, dataset in DATASETS.values():
+        dagster_lake.add_bundled(adapter, dataset)
+    uri = f"s3://{bucket}/spine/lake"
+    on_s3 = LakeResource(
+        landing_dir=str(dagster_lake.landing),
+        data_dir=str(dagster_lake.data / "s3-side"),
+        lake_uri=uri,
+    )
+    for partition in DATASETS:
+        build(dagster_lake.resource, ephemeral_instance, partition)
+        build(on_s3, ephemeral_instance, partition)
+    local = local_files(dagster_lake.root)
+    assert {"standardized/episodes/adp.synatra.parquet", "raw/raw_records/adp.synatra.parquet"} <= (
+        set(local)
+    )
+    assert object_files(uri) == local  # nothing more (no staged or temporary object), no less
+    assert not (dagster_lake.data / "s3-side" / "lake").exists(), "nothing went to local disk"
+    # the catalog the steps refreshed reads the objects
+    with duckdb.connect(str(dagster_lake.data / "s3-side" / "bigaction.duckdb")) as con:
+        lake.register(con, on_s3.store)
+        count = con.execute("select count(*) from episodes").fetchone()
+    with duckdb.connect(str(dagster_lake.catalog)) as con:
+        assert count == con.execute("select count(*) from episodes").fetchone()
+
+
+def test_a_stage_that_reads_the_lake_as_files_refuses_an_object_store(bucket: str) -> None:
+    resource = LakeResource(landing_dir="/l", data_dir="/d", lake_uri=f"s3://{bucket}/x")
+    assert not resource.is_local
+    with pytest.raises(NotOnObjectStore, match=f"the lake is s3://{bucket}/x"):
+        _ = resource.root
+    local = LakeResource(landing_dir="/l", data_dir="/d")
+    assert local.is_local and local.root == local.store == Path("/d/lake")
