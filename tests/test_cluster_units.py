@@ -242,6 +242,8 @@ def test_cluster_state_keeps_its_password_private_and_its_urls_usable(tmp_path: 
     assert env["BIGACTION_EXECUTOR"] == "celery" and env["HF_TOKEN"] == "kept"
     assert env["DAGSTER_HOME"] == str(layout.dagster_home)
     assert env["BIGACTION_CELERY_BROKER"] == env["BIGACTION_CELERY_BACKEND"] == state.redis_url
+    # one LLM call cache for every worker: its own database beside Dagster's
+    assert env["BIGACTION_LLM_CACHE_URL"] == state.libpq_url("llm_cache")
 
 
 def test_the_cluster_instance_settings_are_valid_and_queue_as_the_default_does(

@@ -19,6 +19,7 @@ from bigaction_assets.benchmark.evaluate import Prediction, PredictionKey, first
 from bigaction_assets.benchmark.inputs import snapshot_rows
 from bigaction_assets.benchmark.prompts import PROMPT_VERSION
 from bigaction_assets.lake import partition_path
+from bigaction_assets.llm.cache import CacheLocation
 from bigaction_assets.llm.caller import CachedCaller, CallRequest, Job, Outcome, RunStats
 from bigaction_assets.llm.session import LLMConfig, run_calls
 
@@ -38,7 +39,7 @@ class LiveRun:
 
 
 def ask_live_model(
-    lake: Path, key: str, config: LLMConfig, cache_path: Path, run_id: str
+    lake: Path, key: str, config: LLMConfig, cache_path: CacheLocation, run_id: str
 ) -> LiveRun:
     """Both turns of every valid step of the partition's snapshot, asked of `config`'s model."""
     slots: list[dict[str, Any] | None] = []

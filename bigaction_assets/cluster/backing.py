@@ -15,7 +15,13 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from bigaction_assets.cluster.layout import DATABASE, DATABASE_USER, ClusterLayout, ClusterState
+from bigaction_assets.cluster.layout import (
+    DATABASE,
+    DATABASE_USER,
+    LLM_CACHE_DATABASE,
+    ClusterLayout,
+    ClusterState,
+)
 
 PACKAGES = ("postgresql", "redis-server")
 POSTGRES_OS_USER = "postgres"
@@ -145,9 +151,10 @@ def _create_database(state: ClusterState) -> None:
     with closing(psycopg2.connect(state.libpq_url("postgres"))) as connection:
         connection.autocommit = True  # CREATE DATABASE refuses to run in a transaction
         with connection.cursor() as cursor:
-            cursor.execute("select 1 from pg_database where datname = %s", (DATABASE,))
-            if cursor.fetchone() is None:
-                cursor.execute(f'create database "{DATABASE}"')
+            for name in (DATABASE, LLM_CACHE_DATABASE):
+                cursor.execute("select 1 from pg_database where datname = %s", (name,))
+                if cursor.fetchone() is None:
+                    cursor.execute(f'create database "{name}"')
 
 
 def stop_postgres(layout: ClusterLayout) -> None:

@@ -11,13 +11,21 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bigaction_assets.cluster.settings import BACKEND_ENV, BROKER_ENV, CELERY, EXECUTOR_ENV
-from bigaction_assets.settings import DATA_DIR_ENV, LANDING_DIR_ENV, PROJECT_ROOT, Paths
+from bigaction_assets.settings import (
+    DATA_DIR_ENV,
+    LANDING_DIR_ENV,
+    LLM_CACHE_URL_ENV,
+    PROJECT_ROOT,
+    Paths,
+)
 
 CLUSTER_DIR_ENV = "BIGACTION_CLUSTER_DIR"
 POSTGRES_URL_ENV = "BIGACTION_POSTGRES_URL"
 INSTANCE_SETTINGS = PROJECT_ROOT / "deploy" / "cluster" / "dagster.yaml"
 LOCATION_NAME = "bigaction"
 DATABASE = "dagster"
+LLM_CACHE_DATABASE = "llm_cache"
+"""The LLM call cache every worker shares (llm/cache_postgres.py), beside Dagster's own."""
 DATABASE_USER = "bigaction"
 WORKERS = 2
 
@@ -162,6 +170,7 @@ def service_env(
             BROKER_ENV: state.redis_url,
             BACKEND_ENV: state.redis_url,
             POSTGRES_URL_ENV: state.postgres_url,
+            LLM_CACHE_URL_ENV: state.libpq_url(LLM_CACHE_DATABASE),
         }
     )
     return env

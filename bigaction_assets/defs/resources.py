@@ -16,10 +16,11 @@ from bigaction_assets.catalog import refresh_catalog
 from bigaction_assets.lake import Lake, local_root
 from bigaction_assets.lakefs import LAKE_URI_ENV, parse_lake
 from bigaction_assets.llm.budget import Price, PriceTable
+from bigaction_assets.llm.cache import CacheLocation
 from bigaction_assets.llm.client import ClientSettings
 from bigaction_assets.llm.session import LLMConfig
 from bigaction_assets.release import hub
-from bigaction_assets.settings import Paths
+from bigaction_assets.settings import LLM_CACHE_URL_ENV, Paths
 
 
 class LakeResource(dg.ConfigurableResource):
@@ -71,10 +72,14 @@ class LakeResource(dg.ConfigurableResource):
         default = Path(self.data_dir) / "annotate" / STORE_FILE
         return Path(self.annotation_store_path) if self.annotation_store_path else default
 
+    llm_cache_url: str | None = None
+    """A PostgreSQL URL for an LLM call cache every worker shares (cache_postgres.py); the
+    SQLite file `<data_dir>/llm/calls.sqlite` when unset."""
+
     @property
-    def llm_cache(self) -> Path:
-        """The durable LLM call cache (SQLite); erasure of forgotten senders reaches it here."""
-        return Path(self.data_dir) / "llm" / "calls.sqlite"
+    def llm_cache(self) -> CacheLocation:
+        """The durable LLM call cache; erasure of forgotten senders reaches it here."""
+        return self.llm_cache_url or Path(self.data_dir) / "llm" / "calls.sqlite"
 
     def refresh_catalog(self, log: dg.DagsterLogManager | None = None) -> list[str]:
         """Views over every table; a locked catalog is reported, not fatal (views glob files,
@@ -268,6 +273,7 @@ def local_resources(paths: Paths | None = None) -> dict[str, object]:
             landing_dir=str(paths.landing),
             data_dir=str(data_dir),
             lake_uri=os.environ.get(LAKE_URI_ENV) or None,
+            llm_cache_url=os.environ.get(LLM_CACHE_URL_ENV) or None,
         ),
         "duckdb": DuckDBResource(database=str(paths.catalog)),
     }
