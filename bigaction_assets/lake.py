@@ -101,12 +101,12 @@ def iter_partition_batches(
     Row group by row group: `ParquetFile.iter_batches` reads ahead and its memory grew with the
     file (431 MB after a 2 GB partition, against a flat 113 MB this way).
     """
-    file = _partition_file(lake, group, asset, partition)
+    file = partition_file(lake, group, asset, partition)
     for batches in _row_groups(lake, file, lambda parquet, index: parquet.read_row_group(index)):
         yield from batches.to_batches(max_chunksize=batch_rows)
 
 
-def _partition_file(lake: Lake, group: str, asset: str, partition: str) -> Path | str:
+def partition_file(lake: Lake, group: str, asset: str, partition: str) -> Path | str:
     folder = local_root(lake)
     if folder is not None:
         return partition_path(folder, group, asset, partition)
@@ -131,6 +131,35 @@ def _row_groups(
             yield read(parquet, index)
 
 
+def partition_exists(lake: Lake, group: str, asset: str, partition: str) -> bool:
+    file = partition_file(lake, group, asset, partition)
+    if isinstance(file, Path):
+        return file.exists()
+    assert isinstance(lake, LakeRoot)
+    return lake.exists(file)
+
+
+def partition_url(lake: Lake, group: str, asset: str, partition: str) -> str:
+    """Where DuckDB reads a partition: its path, or its `s3://` URL on a connection that
+    `register` gave the lake's store (`query_connection(lake)`)."""
+    file = partition_file(lake, group, asset, partition)
+    if isinstance(file, Path):
+        return file.as_posix()
+    assert isinstance(lake, LakeRoot)
+    return lake.url(file)
+
+
+def open_parquet(lake: Lake, group: str, asset: str, partition: str) -> pq.ParquetFile | None:
+    """A partition's Parquet reader, for reads by row group and column; None when absent."""
+    if not partition_exists(lake, group, asset, partition):
+        return None
+    file = partition_file(lake, group, asset, partition)
+    if isinstance(file, Path):
+        return pq.ParquetFile(file)
+    assert isinstance(lake, LakeRoot)
+    return pq.ParquetFile(lake.open(file))
+
+
 def table_files(lake: Lake, group: str, asset: str) -> list[Path | str]:
     """A table's partition files (paths) or objects (keys), in name order."""
     return _table_files(lake, group, asset, None)
@@ -147,7 +176,7 @@ def footer_rows(lake: Lake, file: Path | str) -> int:
 
 def _table_files(lake: Lake, group: str, asset: str, partition: str | None) -> list[Path | str]:
     if partition is not None:
-        return [_partition_file(lake, group, asset, partition)]
+        return [partition_file(lake, group, asset, partition)]
     folder = local_root(lake)
     if folder is not None:
         return sorted(table_dir(folder, group, asset).glob("*.parquet"))
@@ -195,7 +224,7 @@ def iter_table_rows(
 def read_partition(
     lake: Lake, group: str, asset: str, partition: str, columns: list[str] | None = None
 ) -> pl.DataFrame:
-    file = _partition_file(lake, group, asset, partition)
+    file = partition_file(lake, group, asset, partition)
     if isinstance(file, Path):
         return pl.read_parquet(file, columns=columns)
     assert isinstance(lake, LakeRoot)

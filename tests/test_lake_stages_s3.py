@@ -1,6 +1,6 @@
-"""The spine (raw_records and the standardized tables) on an object-store lake: the same objects,
-byte for byte, as the files a local lake gets, and a clear refusal from the stages that still
-read the lake as local files."""
+"""A dataset's stages on an object-store lake (raw_records, the standardized tables, thoughts and
+sft_examples): the same objects, byte for byte, as the files a local lake gets, and a clear
+refusal from the stages that still read the lake as local files."""
 
 from __future__ import annotations
 
@@ -11,16 +11,18 @@ import dagster as dg
 import duckdb
 import pyarrow.fs as pafs
 import pytest
-from conftest import DagsterLake
+from conftest import DagsterLake, with_llm
+from llm_server import ScriptedServer
 from s3_server import s3_server
 
 from bigaction_assets import lake
 from bigaction_assets.definitions import defs
-from bigaction_assets.defs.resources import LakeResource, NotOnObjectStore
+from bigaction_assets.defs.resources import LakeResource, LLMResource, NotOnObjectStore
 from bigaction_assets.lakefs import parse_lake
 
 SPINE = (
-    dg.AssetSelection.assets("raw_records") | dg.AssetSelection.groups("standardized")
+    dg.AssetSelection.assets("raw_records", "thoughts", "sft_examples")
+    | dg.AssetSelection.groups("standardized")
 ).without_checks()
 DATASETS = {"adp.synatra": ("adp", "synatra"), "mind2web.train_demo": ("mind2web", "train_demo")}
 
@@ -58,7 +60,7 @@ def object_files(uri: str) -> dict[str, bytes]:
     }
 
 
-def test_the_spine_writes_the_same_objects_to_s3_as_files_to_disk(
+def test_a_datasets_stages_write_the_same_objects_to_s3_as_files_to_disk(
     bucket: str, dagster_lake: DagsterLake, ephemeral_instance: dg.DagsterInstance
 ) -> None:
     for adapter, dataset in DATASETS.values():
@@ -73,9 +75,12 @@ def test_the_spine_writes_the_same_objects_to_s3_as_files_to_disk(
         build(dagster_lake.resource, ephemeral_instance, partition)
         build(on_s3, ephemeral_instance, partition)
     local = local_files(dagster_lake.root)
-    assert {"standardized/episodes/adp.synatra.parquet", "raw/raw_records/adp.synatra.parquet"} <= (
-        set(local)
-    )
+    assert {
+        "raw/raw_records/adp.synatra.parquet",
+        "standardized/episodes/adp.synatra.parquet",
+        "thoughts/thoughts/adp.synatra.parquet",
+        "sft/sft_examples/mind2web.train_demo.parquet",
+    } <= set(local)
     assert object_files(uri) == local  # nothing more (no staged or temporary object), no less
     assert not (dagster_lake.data / "s3-side" / "lake").exists(), "nothing went to local disk"
     # the catalog the steps refreshed reads the objects
@@ -93,3 +98,37 @@ def test_a_stage_that_reads_the_lake_as_files_refuses_an_object_store(bucket: st
         _ = resource.root
     local = LakeResource(landing_dir="/l", data_dir="/d")
     assert local.is_local and local.root == local.store == Path("/d/lake")
+
+
+def test_generated_thoughts_and_their_examples_on_s3_are_the_ones_on_disk(
+    bucket: str, dagster_lake: DagsterLake, ephemeral_instance: dg.DagsterInstance
+) -> None:
+    dagster_lake.add_bundled("mind2web", "train_demo")
+    uri = f"s3://{bucket}/thoughts/lake"
+    on_s3 = LakeResource(
+        landing_dir=str(dagster_lake.landing),
+        data_dir=str(dagster_lake.data / "s3-side"),
+        lake_uri=uri,
+    )
+    partition = "mind2web.train_demo"
+    with ScriptedServer() as server:
+        for resource in (dagster_lake.resource, on_s3):
+            build(resource, ephemeral_instance, partition)  # no model yet: empty thoughts
+            result = dg.materialize(
+                with_llm(list(defs().assets), LLMResource(base_url=server.base_url, model="s")),  # type: ignore[arg-type]
+                partition_key=partition,
+                instance=ephemeral_instance,
+                resources={"lake": resource},
+                selection=dg.AssetSelection.assets("thoughts", "sft_examples").without_checks(),
+            )
+            assert result.success
+        assert len(server.requests) == 2 * 14  # each lake beside its own call cache
+    local = local_files(dagster_lake.root)
+    remote = object_files(uri)
+    for table in ("thoughts/thoughts", "sft/sft_examples"):
+        name = f"{table}/{partition}.parquet"
+        assert remote[name] == local[name]
+    rows = lake.read_partition(on_s3.store, "thoughts", "thoughts", partition)
+    assert rows.height == 14 and set(rows["status"]) == {"generated"}
+    sources = lake.read_partition(on_s3.store, "sft", "sft_examples", partition)["thought_source"]
+    assert "generated" in set(sources)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from bigaction_assets.lake import Lake
 from bigaction_assets.llm.cache import CacheLocation, CallKey, open_cache
 from bigaction_assets.llm.caller import BUDGET_EXHAUSTED, CachedCaller, CallRequest, Job, RunStats
 from bigaction_assets.llm.session import LLMConfig, run_calls
@@ -48,7 +48,7 @@ class ThoughtsRun:
 
 
 def ask_for_thoughts(
-    lake: Path, key: str, config: LLMConfig, cache_path: CacheLocation, run_id: str,
+    lake: Lake, key: str, config: LLMConfig, cache_path: CacheLocation, run_id: str,
     settings: ContextSettings, version: str = PROMPT_VERSION,
 ) -> ThoughtsRun:  # fmt: skip
     """Pass one: make (or find in the cache) every thought the partition lacks."""

@@ -90,13 +90,13 @@ def sft_examples(
     duplicates, tokens, preview = 0, 0, []
     schema = arrow_schema(SftExampleSchema)
     with (
-        open_partition(lake.root, GROUP, "sft_examples", key, schema) as writer,
+        open_partition(lake.store, GROUP, "sft_examples", key, schema) as writer,
         SeenContent() as seen,  # content digests: a set, then a scratch file on disk
     ):
         # a contract check costs ~25 ms however few rows: check fewer, larger batches
         sink = ValidatedSink(SftExampleSchema, writer, max_rows=20_000, max_chars=64 << 20)
-        episodes = iter_episodes(lake.root, key, with_generated_thoughts=True)
-        workers = worker_count(config.workers, episode_count(lake.root, key))
+        episodes = iter_episodes(lake.store, key, with_generated_thoughts=True)
+        workers = worker_count(config.workers, episode_count(lake.store, key))
         for outcome in render_episodes(episodes, settings, workers):
             if outcome.skipped is not None:
                 skip = outcome.skipped
@@ -121,7 +121,7 @@ def sft_examples(
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
-            **totals_across_partitions(lake.root, GROUP, "sft_examples"),
+            **totals_across_partitions(lake.store, GROUP, "sft_examples"),
             "examples_by_split": dict(sorted(splits.items())),
             "thought_sources": dict(sorted(thoughts.items())),
             "duplicates_dropped": duplicates,
