@@ -153,7 +153,11 @@ def open_parquet(lake: Lake, group: str, asset: str, partition: str) -> pq.Parqu
     """A partition's Parquet reader, for reads by row group and column; None when absent."""
     if not partition_exists(lake, group, asset, partition):
         return None
-    file = partition_file(lake, group, asset, partition)
+    return parquet_reader(lake, partition_file(lake, group, asset, partition))
+
+
+def parquet_reader(lake: Lake, file: Path | str) -> pq.ParquetFile:
+    """A Parquet reader of one of `table_files`'s files."""
     if isinstance(file, Path):
         return pq.ParquetFile(file)
     assert isinstance(lake, LakeRoot)

@@ -209,6 +209,31 @@ class LakeRoot:
     def delete(self, key: str) -> None:
         _delete_quietly(self.filesystem, key)
 
+    def beside(self, name: str) -> LakeRoot:
+        """A root next to this one (`s3://b/p/lake` -> `s3://b/p/<name>`): where the outputs
+        that are folders of files (SFT files, the release) are published."""
+        parent, _, _ = self.base.rpartition("/")
+        if not parent:
+            raise ValueError(f"lake URI {self.uri} has no folder above it for {name!r}")
+        uri = f"s3://{parent}/{name}" if self.s3 is not None else f"{parent}/{name}"
+        return LakeRoot(uri=uri, filesystem=self.filesystem, base=f"{parent}/{name}", s3=self.s3)
+
+    def publish_folder(self, folder: Path) -> dict[str, str]:
+        """Make the objects under this root the files of the local `folder`: each file published
+        whole (put_file; unchanged ones are not uploaded), then objects that are no file of it
+        any more deleted. Returns each file's URL by its path in `folder`."""
+        keys = {}
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            if not path.name.startswith("."):  # temporary files of a writer
+                keys[self.key(path.relative_to(folder).as_posix())] = path
+        for key, path in keys.items():
+            self.put_file(path, key)
+        selector = pafs.FileSelector(self.base, recursive=True, allow_not_found=True)
+        for info in self.filesystem.get_file_info(selector):
+            if info.type == pafs.FileType.File and info.path not in keys:
+                self.delete(info.path)
+        return {str(path): self.url(key) for key, path in keys.items()}
+
 
 def _delete_quietly(filesystem: pafs.FileSystem, key: str) -> None:
     # gone already, or the store is away: there is nothing more to undo

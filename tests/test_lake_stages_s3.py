@@ -21,7 +21,7 @@ from bigaction_assets.defs.resources import LakeResource, LLMResource, NotOnObje
 from bigaction_assets.lakefs import parse_lake
 
 SPINE = (
-    dg.AssetSelection.assets("raw_records", "thoughts", "sft_examples")
+    dg.AssetSelection.assets("raw_records", "thoughts", "sft_examples", "sft_files")
     | dg.AssetSelection.groups("standardized")
 ).without_checks()
 DATASETS = {"adp.synatra": ("adp", "synatra"), "mind2web.train_demo": ("mind2web", "train_demo")}
@@ -82,6 +82,12 @@ def test_a_datasets_stages_write_the_same_objects_to_s3_as_files_to_disk(
         "sft/sft_examples/mind2web.train_demo.parquet",
     } <= set(local)
     assert object_files(uri) == local  # nothing more (no staged or temporary object), no less
+    # the SFT files, beside the lake: the bytes `make demo` writes under data/sft
+    sft = dagster_lake.data / "sft"
+    written = {p.relative_to(sft).as_posix(): p.read_bytes() for p in sft.rglob("*") if p.is_file()}
+    assert {"openai/train.jsonl", "sharegpt/dataset_info.json"} <= set(written)
+    assert object_files(f"s3://{bucket}/spine/sft") == written
+    assert not (dagster_lake.data / "s3-side" / "sft").exists()
     assert not (dagster_lake.data / "s3-side" / "lake").exists(), "nothing went to local disk"
     # the catalog the steps refreshed reads the objects
     with duckdb.connect(str(dagster_lake.data / "s3-side" / "bigaction.duckdb")) as con:

@@ -230,6 +230,28 @@ def test_readers_see_the_old_partition_or_the_whole_new_one(s3_lake: LakeRoot) -
     assert seen and set(seen) <= set(sizes)
 
 
+def test_a_folder_published_beside_the_lake_is_exactly_its_files(
+    s3_lake: LakeRoot, tmp_path: Path
+) -> None:
+    folder = tmp_path / "out"
+    (folder / "a").mkdir(parents=True)
+    (folder / "a" / "train.jsonl").write_text("one\n")
+    (folder / "a" / "test.jsonl").write_text("two\n")
+    (folder / ".a.tmp").write_text("a writer's temporary file")
+    outputs = s3_lake.beside("sft")
+    assert outputs.uri == s3_lake.uri.rsplit("/", 1)[0] + "/sft"
+    urls = outputs.publish_folder(folder)
+    assert urls[str(folder / "a" / "train.jsonl")] == f"s3://{outputs.base}/a/train.jsonl"
+    assert len(urls) == 2
+    (folder / "a" / "test.jsonl").unlink()  # a split that is gone must not linger
+    (folder / "a" / "train.jsonl").write_text("one, changed\n")
+    outputs.publish_folder(folder)
+    assert all_keys(outputs) == [f"{outputs.base}/a/train.jsonl"]
+    assert outputs.read_bytes(f"{outputs.base}/a/train.jsonl") == b"one, changed\n"
+    with pytest.raises(ValueError, match="no folder above it"):
+        parse_lake(f"s3://{s3_lake.base.split('/')[0]}").beside("sft")
+
+
 # --- the catalog ----------------------------------------------------------------------------
 
 

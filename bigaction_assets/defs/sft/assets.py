@@ -19,7 +19,7 @@ from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
 from bigaction_assets.sft.dedup import SeenContent
 from bigaction_assets.sft.examples import NOT_FOR_TRAINING, ExampleSettings
-from bigaction_assets.sft.files import write_sft_files
+from bigaction_assets.sft.files import publish_sft_files, write_sft_files
 from bigaction_assets.sft.images import IMAGE_TOKENS
 from bigaction_assets.sft.inputs import episode_count, iter_episodes
 from bigaction_assets.sft.parallel import render_episodes, worker_count
@@ -144,8 +144,12 @@ def sft_examples(
 )
 def sft_files(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
     """One JSONL file per SFT format and split, across datasets, with dataset_info.json."""
-    out = Path(lake.data_dir) / GROUP
-    summary: dict[str, Any] = write_sft_files(lake.root, out)
+    store = lake.store
+    if isinstance(store, Path):
+        out: str = str(Path(lake.data_dir) / GROUP)
+        summary: dict[str, Any] = write_sft_files(store, Path(out))
+    else:  # an object-store lake: the files go beside it, for every worker and reader
+        out, summary = store.beside(GROUP).uri, publish_sft_files(store)
     context.log.info(f"SFT files in {out}")
     return dg.MaterializeResult(
         metadata={
