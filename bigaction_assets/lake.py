@@ -12,11 +12,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-import duckdb
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from bigaction_assets.lake_sql import QUERY_MEMORY_LIMIT, query_connection, register, stream_rows
 from bigaction_assets.lake_writer import (
     COMPRESSION,
     ROW_GROUP_ROWS,
@@ -25,7 +25,16 @@ from bigaction_assets.lake_writer import (
 )
 from bigaction_assets.lakefs import ChangedWhileRead, LakeRoot
 
-__all__ = ["COMPRESSION", "ROW_GROUP_ROWS", "ObjectPartitionWriter", "PartitionWriter"]
+__all__ = [
+    "COMPRESSION",
+    "QUERY_MEMORY_LIMIT",
+    "ROW_GROUP_ROWS",
+    "ObjectPartitionWriter",
+    "PartitionWriter",
+    "query_connection",
+    "register",
+    "stream_rows",
+]
 
 T = TypeVar("T")
 Lake = Path | LakeRoot
@@ -225,53 +234,29 @@ def iter_table_rows(
             yield from rows.to_pylist()
 
 
-def read_partition(
+def read_arrow(
     lake: Lake, group: str, asset: str, partition: str, columns: list[str] | None = None
-) -> pl.DataFrame:
+) -> pa.Table:
+    """A whole partition as an Arrow table; on an object store, read again if it was replaced
+    meanwhile (a whole read can simply be taken again)."""
     file = partition_file(lake, group, asset, partition)
     if isinstance(file, Path):
-        return pl.read_parquet(file, columns=columns)
+        return pq.read_table(file, columns=columns)
     assert isinstance(lake, LakeRoot)
-    for attempt in range(READ_ATTEMPTS):  # a whole read can simply be taken again
+    for attempt in range(READ_ATTEMPTS):
         try:
             with lake.consistent_read(file) as handle:
-                return pl.from_arrow(pq.read_table(handle, columns=columns))  # type: ignore[return-value]
+                return pq.read_table(handle, columns=columns)
         except ChangedWhileRead:
             if attempt == READ_ATTEMPTS - 1:
                 raise
     raise AssertionError("unreachable")
 
 
-# Queries over the lake stream Parquet; DuckDB's defaults (a cache of every file read, 80% of
-# RAM) would let a check or an export hold gigabytes it does not need.
-QUERY_MEMORY_LIMIT = "256MB"
-
-
-def query_connection(lake: Lake | None = None) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection for querying lake files with bounded memory; on an
-    object-store lake it reads `s3://` URLs through the lake's own store (`register`)."""
-    con = duckdb.connect()
-    con.execute(
-        f"set memory_limit = '{QUERY_MEMORY_LIMIT}'; set enable_external_file_cache = false"
-    )
-    if lake is not None:
-        register(con, lake)
-    return con
-
-
-def register(con: duckdb.DuckDBPyConnection, lake: Lake) -> None:
-    """Let `con` read an object-store lake's `s3://` URLs (nothing to do for a local one).
-    DuckDB's httpfs extension is a download at run time; s3fs is a locked package."""
-    if isinstance(lake, LakeRoot) and lake.s3 is not None:
-        con.register_filesystem(lake.s3.fsspec())
-
-
-def stream_rows(
-    con: duckdb.DuckDBPyConnection, sql: str, batch_rows: int = 256
-) -> Iterator[tuple[Any, ...]]:
-    """Rows of a query, a record batch at a time: `fetchmany` on a plain `execute` holds the
-    whole result, which for tables of long texts is hundreds of megabytes."""
-    reader = con.execute(sql).to_arrow_reader(batch_rows)
-    for batch in reader:
-        columns = [column.to_pylist() for column in batch.columns]
-        yield from zip(*columns, strict=True)
+def read_partition(
+    lake: Lake, group: str, asset: str, partition: str, columns: list[str] | None = None
+) -> pl.DataFrame:
+    file = partition_file(lake, group, asset, partition)
+    if isinstance(file, Path):
+        return pl.read_parquet(file, columns=columns)
+    return pl.from_arrow(read_arrow(lake, group, asset, partition, columns))  # type: ignore[return-value]

@@ -1,9 +1,11 @@
-"""A dataset's stages on an object-store lake (raw_records, the standardized tables, thoughts and
-sft_examples): the same objects, byte for byte, as the files a local lake gets, and a clear
-refusal from the stages that still read the lake as local files."""
+"""The stages converted to an object-store lake (a dataset's build: raw_records, the standardized
+tables, thoughts, sft_examples, sft_files; its scoring: benchmark_snapshot, model_answers,
+eval_results; the leaderboard): the same objects, byte for byte, as the files a local lake gets,
+and a clear refusal from the stages that still read the lake as local files."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,10 +22,11 @@ from bigaction_assets.definitions import defs
 from bigaction_assets.defs.resources import LakeResource, LLMResource, NotOnObjectStore
 from bigaction_assets.lakefs import parse_lake
 
-SPINE = (
-    dg.AssetSelection.assets("raw_records", "thoughts", "sft_examples", "sft_files")
-    | dg.AssetSelection.groups("standardized")
-).without_checks()
+SPINE = dg.AssetSelection.assets("raw_records", "thoughts", "sft_examples", "sft_files") | (
+    dg.AssetSelection.groups("standardized")
+)  # with their asset checks, which read the lake as the assets do
+LEADERBOARD = dg.AssetSelection.assets("leaderboard")
+REPO_LANDING = Path(__file__).resolve().parents[1] / "landing"
 DATASETS = {"adp.synatra": ("adp", "synatra"), "mind2web.train_demo": ("mind2web", "train_demo")}
 
 
@@ -36,14 +39,30 @@ def bucket() -> Iterator[str]:
 def build(resource: LakeResource, instance: dg.DagsterInstance, partition: str) -> None:
     if not instance.has_dynamic_partition("datasets", partition):
         instance.add_dynamic_partitions("datasets", [partition])
+    assert len(materialize(resource, instance, SPINE, partition)) >= 10  # checks that ran
+
+
+def materialize(
+    resource: LakeResource,
+    instance: dg.DagsterInstance,
+    selection: dg.AssetSelection,
+    partition: str | None,
+) -> list[str]:
+    """The selection's assets and their checks; every check must pass."""
+    code = defs()
     result = dg.materialize(
-        defs().assets,  # type: ignore[arg-type]
+        [*code.assets, *(code.asset_checks or [])],  # type: ignore[list-item]
         partition_key=partition,
         instance=instance,
         resources={"lake": resource},
-        selection=SPINE,
+        selection=selection,
     )
     assert result.success
+    evaluations = result.get_asset_check_evaluations()
+    assert all(e.passed for e in evaluations), [
+        (e.check_name, e.description) for e in evaluations if not e.passed
+    ]
+    return [e.check_name for e in evaluations]
 
 
 def local_files(root: Path) -> dict[str, bytes]:
@@ -138,3 +157,34 @@ def test_generated_thoughts_and_their_examples_on_s3_are_the_ones_on_disk(
     assert rows.height == 14 and set(rows["status"]) == {"generated"}
     sources = lake.read_partition(on_s3.store, "sft", "sft_examples", partition)["thought_source"]
     assert "generated" in set(sources)
+
+
+SCORING = dg.AssetSelection.assets("benchmark_snapshot", "model_answers", "eval_results")
+
+
+def test_the_benchmark_and_its_leaderboard_on_s3_are_the_ones_on_disk(
+    bucket: str, dagster_lake: DagsterLake, ephemeral_instance: dg.DagsterInstance
+) -> None:
+    dagster_lake.add_bundled("mind2web", "train_demo")
+    shutil.copytree(REPO_LANDING / "predictions", dagster_lake.landing / "predictions")
+    partition, uri = "mind2web.train_demo", f"s3://{bucket}/benchmark/lake"
+    ephemeral_instance.add_dynamic_partitions("benchmark_datasets", [partition])
+    on_s3 = LakeResource(
+        landing_dir=str(dagster_lake.landing),
+        data_dir=str(dagster_lake.data / "s3-side"),
+        lake_uri=uri,
+    )
+    for resource in (dagster_lake.resource, on_s3):
+        build(resource, ephemeral_instance, partition)
+        materialize(resource, ephemeral_instance, SCORING, partition)
+        materialize(resource, ephemeral_instance, LEADERBOARD, None)
+    local, remote = local_files(dagster_lake.root), object_files(uri)
+    assert {f"benchmark/eval_results/{partition}.parquet", "benchmark/leaderboard/all.parquet"} <= (
+        set(local)
+    )
+    assert remote == local
+    board = dagster_lake.data / "benchmark"
+    shown = {p.name: p.read_bytes() for p in board.iterdir()}
+    assert set(shown) == {"leaderboard.md", "leaderboard.svg"}
+    assert object_files(f"s3://{bucket}/benchmark/benchmark") == shown
+    assert b"demo-careful" in shown["leaderboard.md"]

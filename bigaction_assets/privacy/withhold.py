@@ -58,9 +58,4 @@ def sender_filter(adapter: object, lake: Path | LakeRoot, landing: Path) -> Send
     public datasets carry no sender's pseudonym."""
     if not getattr(adapter, "holds_personal_data", False):
         return SenderFilter()
-    if not isinstance(lake, Path):  # the erasure register still reads the lake as local files
-        raise ValueError(
-            f"datasets of people ({getattr(adapter, 'name', adapter)}) cannot be ingested into "
-            f"the object-store lake {lake.uri} yet: the erasure register reads local files"
-        )
     return SenderFilter(load_forgotten(lake, landing))

@@ -27,9 +27,9 @@ def forgotten_users_absent(asset: str, group: str) -> dg.AssetChecksDefinition:
         description="No row of a sender who asked to be forgotten (pseudonyms and episodes).",
     )
     def _check(context: dg.AssetCheckExecutionContext, lake: LakeResource) -> dg.AssetCheckResult:
-        forgotten = load_forgotten(lake.root, lake.landing)
+        forgotten = load_forgotten(lake.store, lake.landing)
         partitions = run_partitions(context, asset)
-        offenders = table_offenders(lake.root, group, asset, forgotten, partitions)
+        offenders = table_offenders(lake.store, group, asset, forgotten, partitions)
         result = offenders_result(offenders, WHAT)
         scope = "every partition" if partitions is None else ", ".join(partitions)
         return result.with_metadata({**result.metadata, "partitions_checked": scope})
