@@ -218,6 +218,11 @@ class LakeRoot:
         uri = f"s3://{parent}/{name}" if self.s3 is not None else f"{parent}/{name}"
         return LakeRoot(uri=uri, filesystem=self.filesystem, base=f"{parent}/{name}", s3=self.s3)
 
+    def child(self, name: str) -> LakeRoot:
+        """A root inside this one (`<root>/<name>`)."""
+        uri = f"{self.uri.rstrip('/')}/{name}"
+        return LakeRoot(uri=uri, filesystem=self.filesystem, base=self.key(name), s3=self.s3)
+
     def publish_folder(self, folder: Path) -> dict[str, str]:
         """Make the objects under this root the files of the local `folder`: each file published
         whole (put_file; unchanged ones are not uploaded), then objects that are no file of it

@@ -1,7 +1,7 @@
 """The stages converted to an object-store lake (a dataset's build: raw_records, the standardized
 tables, thoughts, sft_examples, sft_files; its scoring: benchmark_snapshot, model_answers,
-eval_results; the leaderboard): the same objects, byte for byte, as the files a local lake gets,
-and a clear refusal from the stages that still read the lake as local files."""
+eval_results; the leaderboard; the reward sets): the same objects, byte for byte, as the files
+a local lake gets, and a clear refusal from the stages that still read the lake as files."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from bigaction_assets import lake
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.resources import LakeResource, LLMResource, NotOnObjectStore
 from bigaction_assets.lakefs import parse_lake
+from bigaction_assets.sources.proactive import ADAPTER
 
 SPINE = dg.AssetSelection.assets("raw_records", "thoughts", "sft_examples", "sft_files") | (
     dg.AssetSelection.groups("standardized")
@@ -188,3 +189,33 @@ def test_the_benchmark_and_its_leaderboard_on_s3_are_the_ones_on_disk(
     assert set(shown) == {"leaderboard.md", "leaderboard.svg"}
     assert object_files(f"s3://{bucket}/benchmark/benchmark") == shown
     assert b"demo-careful" in shown["leaderboard.md"]
+
+
+REWARD = dg.AssetSelection.assets("annotation_items", "annotations", "reward_examples")
+
+
+def test_the_reward_sets_on_s3_are_the_ones_on_disk(
+    bucket: str, dagster_lake: DagsterLake, ephemeral_instance: dg.DagsterInstance
+) -> None:
+    shutil.copytree(REPO_LANDING / "proactive", dagster_lake.landing / "proactive")
+    dagster_lake.add_bundled("mind2web", "train_demo")
+    datasets = [f"proactive.{name}" for name in ADAPTER.dataset_files(REPO_LANDING / "proactive")]
+    uri = f"s3://{bucket}/reward/lake"
+    on_s3 = LakeResource(
+        landing_dir=str(dagster_lake.landing),
+        data_dir=str(dagster_lake.data / "s3-side"),
+        lake_uri=uri,
+    )
+    for resource in (dagster_lake.resource, on_s3):
+        for partition in [*datasets, "mind2web.train_demo"]:
+            build(resource, ephemeral_instance, partition)
+        materialize(resource, ephemeral_instance, REWARD, None)
+    local, remote = local_files(dagster_lake.root), object_files(uri)
+    assert {"reward/annotation_items/all.parquet", "reward/reward_examples/all.parquet"} <= set(
+        local
+    )
+    assert remote == local
+    sets = dagster_lake.data / "reward" / "llama_factory"
+    written = {p.name: p.read_bytes() for p in sets.iterdir()}
+    assert "dataset_info.json" in written and len(written) > 1
+    assert object_files(f"s3://{bucket}/reward/reward/llama_factory") == written

@@ -76,7 +76,7 @@ reward_examples_forgotten = forgotten_users_absent("reward_examples", "reward")
     description="The annotation app's store holds no item or label of a forgotten sender.",
 )
 def annotation_store_forgotten(lake: LakeResource) -> dg.AssetCheckResult:
-    forgotten = load_forgotten(lake.root, lake.landing)
+    forgotten = load_forgotten(lake.store, lake.landing)
     stored = lake.annotation_store.is_file()
     held = open_store(lake).items_of(forgotten.episodes) if stored else set()
     offenders = [{"file": f"store item {item}", "rows": 1} for item in sorted(held)]
