@@ -11,15 +11,17 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_COMPILE_BYTECODE := 1
 
 .PHONY: demo test lint format ui sql bench clean collector forget bench-telemetry annotate \
-	bench-annotate llm bench-thoughts bench-privacy
+	bench-annotate llm bench-thoughts bench-privacy cluster cluster-down
 
 # uv installs the locked environment in seconds; pip bootstraps uv where it is missing.
 $(UV_BOOTSTRAP)/bin/uv:
 	$(PYTHON) -m venv $(UV_BOOTSTRAP)
 	$(UV_BOOTSTRAP)/bin/python -m pip install --quiet uv
 
+# The cluster extra (dagster-postgres, dagster-celery) is pure Python and needs no service to
+# install: always there, so `make test` runs the cluster test and `make cluster` needs no resync.
 $(BIN)/.synced: pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen --extra dev --python $(PYTHON)
+	$(UV) sync --frozen --extra dev --extra cluster --python $(PYTHON)
 	@touch $@
 
 demo: $(BIN)/.synced  ## ingest the bundled landing data through Dagster and print a summary
@@ -29,6 +31,13 @@ test: $(BIN)/.synced  ## lint, then the whole test suite
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest
+
+# --- the cluster profile (#16): PostgreSQL, Redis, Dagster's services, two Celery workers ------
+cluster: $(BIN)/.synced  ## start them all on this machine (apt installs PostgreSQL and Redis as root), build the demo graph through them
+	$(BIN)/python -m bigaction_assets.cluster up
+
+cluster-down: $(BIN)/.synced  ## stop every service `make cluster` started (its data stays in $(BIGACTION_DATA_DIR)/cluster)
+	$(BIN)/python -m bigaction_assets.cluster down
 
 lint: $(BIN)/.synced
 	$(BIN)/ruff check .
@@ -84,7 +93,9 @@ llm: $(LLM_VENV)/.installed  ## serve SmolLM2-135M on 127.0.0.1:$(LLM_PORT) as m
 bench-thoughts: $(BIN)/.synced  ## thought generation throughput at concurrency 8/32/64 (benchmarks/README.md)
 	$(BIN)/python benchmarks/thoughts.py
 
-clean:
+clean:  ## delete the data (a cluster `make cluster` left running in it is stopped first)
+	@if [ -f $(BIGACTION_DATA_DIR)/cluster/services/cluster.json ] && [ -x $(BIN)/python ]; then \
+	    BIGACTION_CLUSTER_DIR=$(BIGACTION_DATA_DIR)/cluster $(BIN)/python -m bigaction_assets.cluster down; fi
 	rm -rf $(BIGACTION_DATA_DIR) .pytest_cache .ruff_cache landing/telemetry landing/forget
 
 annotate: $(BIN)/.synced  ## the annotation app on http://127.0.0.1:8800 (PORT=...); accounts: see docs/annotation.md

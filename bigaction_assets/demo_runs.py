@@ -99,24 +99,40 @@ def materialize(
     what a successful run built (a failed run stamps nothing: it runs again next time)."""
     definitions = load_definitions()
     instance = dg.DagsterInstance.get()
-    owned = {(graph.assets[a].partitions, p) for s in plan.steps for a, p in s.owns if p}
-    for name in sorted({n for n, _ in owned if n}):  # datasets, benchmark_datasets, batches
-        known = set(instance.get_dynamic_partitions(name))
-        keys = sorted(p for n, p in owned if n == name and p not in known)
-        instance.add_dynamic_partitions(name, keys)
+    register_partitions(plan, graph, instance)
     outcome = {}
     for step in plan.steps:
         if not step.stale:
             print(f"  up to date {step.name}", flush=True)
             continue
         if explain:
-            for (asset, partition), why in sorted(step.why.items(), key=str):
-                print(f"    {asset}{f'[{partition}]' if partition else ''}: {why}")
+            explain_step(step)
         ok = run_step(definitions, instance, graph, step, configs)
         outcome[step.name] = ok
-        print(f"  {'ok    ' if ok else 'FAILED'} {step.name}", flush=True)
-        for asset, partition in step.stale if ok else ():
-            files = output_files(graph, data_dir, asset, partition)
-            stamps.record(asset, partition, plan.fingerprints[asset, partition], files)
-        stamps.save()  # after each run: a later failure keeps what is already built
+        finish_step(step, ok, plan, graph, stamps, data_dir)
     return outcome
+
+
+def register_partitions(plan: Plan, graph: Graph, instance: dg.DagsterInstance) -> None:
+    """Adds every partition the plan's steps own and the instance does not know yet."""
+    owned = {(graph.assets[a].partitions, p) for s in plan.steps for a, p in s.owns if p}
+    for name in sorted({n for n, _ in owned if n}):  # datasets, benchmark_datasets, batches
+        known = set(instance.get_dynamic_partitions(name))
+        keys = sorted(p for n, p in owned if n == name and p not in known)
+        instance.add_dynamic_partitions(name, keys)
+
+
+def explain_step(step: Step) -> None:
+    for (asset, partition), why in sorted(step.why.items(), key=str):
+        print(f"    {asset}{f'[{partition}]' if partition else ''}: {why}")
+
+
+def finish_step(
+    step: Step, ok: bool, plan: Plan, graph: Graph, stamps: Stamps, data_dir: Path
+) -> None:
+    """Says how the step went and stamps what a successful one built."""
+    print(f"  {'ok    ' if ok else 'FAILED'} {step.name}", flush=True)
+    for asset, partition in step.stale if ok else ():
+        files = output_files(graph, data_dir, asset, partition)
+        stamps.record(asset, partition, plan.fingerprints[asset, partition], files)
+    stamps.save()  # after each run: a later failure keeps what is already built

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from bigaction_assets.images.events import EventImages
 from bigaction_assets.images.refs import image_files
 from bigaction_assets.images.resolve import ImageResolver
-from bigaction_assets.lake import iter_partition_batches
+from bigaction_assets.lake import Lake, iter_partition_batches
 from bigaction_assets.privacy.withhold import SenderFilter
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.schemas.standardized import SCHEMA_VERSION
@@ -146,7 +146,7 @@ def _partition_records(
     return ((path, raw) for path in files for raw in adapter.read(path))
 
 
-def raw_partition_rows(lake: Path, key: str, *, unreadable: bool) -> Iterator[dict[str, Any]]:
+def raw_partition_rows(lake: Lake, key: str, *, unreadable: bool) -> Iterator[dict[str, Any]]:
     """The `raw_records` rows of one partition that could (or could not) be read, streamed a
     row group at a time, with the record text as UTF-8 bytes (what orjson takes)."""
     for batch in iter_partition_batches(lake, "raw", "raw_records", key, RAW_BATCH_ROWS):

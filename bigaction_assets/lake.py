@@ -1,25 +1,44 @@
-"""The Parquet lake: one file per asset partition, written atomically, with a DuckDB catalog."""
+"""The Parquet lake: one file per asset partition, written atomically, with a DuckDB catalog.
+
+`lake` is a local folder (a Path: the default, handled as it always was) or a `LakeRoot` from
+lakefs.py (an object store: the same files, published whole through pyarrow.fs).
+"""
 
 from __future__ import annotations
 
-import os
-import time
-import uuid
+import itertools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-import duckdb
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bigaction_assets.durable import replace_unless_same
+from bigaction_assets.lake_sql import QUERY_MEMORY_LIMIT, query_connection, register, stream_rows
+from bigaction_assets.lake_writer import (
+    COMPRESSION,
+    ROW_GROUP_ROWS,
+    ObjectPartitionWriter,
+    PartitionWriter,
+)
+from bigaction_assets.lakefs import ChangedWhileRead, LakeRoot
 
-COMPRESSION = "zstd"
-# Row groups small enough that a reader can stream a partition of multi-megabyte HTML pages.
-ROW_GROUP_ROWS = 2_000
+__all__ = [
+    "COMPRESSION",
+    "QUERY_MEMORY_LIMIT",
+    "ROW_GROUP_ROWS",
+    "ObjectPartitionWriter",
+    "PartitionWriter",
+    "query_connection",
+    "register",
+    "stream_rows",
+]
+
+T = TypeVar("T")
+Lake = Path | LakeRoot
+"""A lake root: a local folder, or a root on some filesystem (lakefs.parse_lake)."""
 
 
 def table_dir(lake: Path, group: str, asset: str) -> Path:
@@ -33,63 +52,38 @@ def partition_path(lake: Path, group: str, asset: str, partition: str) -> Path:
     return table_dir(lake, group, asset) / f"{partition}.parquet"
 
 
-def _compression(schema: pa.Schema) -> str | dict[str, str]:
-    """zstd, but none for binary columns of a flat table: they hold files that are compressed
-    already (PNG, JPEG, WebP), where zstd spends CPU to save nothing. (Per-column codecs name
-    leaf paths, and a nested leaf left out would go uncompressed, hence flat tables only.)"""
-    if not any(pa.types.is_large_binary(f.type) or pa.types.is_binary(f.type) for f in schema):
-        return COMPRESSION
-    if any(pa.types.is_nested(f.type) for f in schema):
-        return COMPRESSION
-    return {
-        f.name: "NONE" if pa.types.is_large_binary(f.type) or pa.types.is_binary(f.type)
-        else COMPRESSION
-        for f in schema
-    }  # fmt: skip
+READ_ATTEMPTS = 3
+"""Reads of a whole object-store partition that met a replacement, before giving up."""
 
 
-class PartitionWriter:
-    """Appends Arrow batches to one Parquet file that appears only when the writer commits."""
+def local_root(lake: Lake) -> Path | None:
+    """The folder of a local lake (a Path, or a LakeRoot on the local disk); None for a store."""
+    if isinstance(lake, Path):
+        return lake
+    return Path(lake.base) if lake.is_local else None
 
-    def __init__(self, final_path: Path, schema: pa.Schema) -> None:
-        self.final_path = final_path
-        self.schema = schema
-        self.rows = 0
-        final_path.parent.mkdir(parents=True, exist_ok=True)
-        self._tmp_path = final_path.with_name(f".{final_path.name}.{uuid.uuid4().hex}.tmp")
-        # Dictionary pages cost 3x on write and 5x on read for unique multi-megabyte texts
-        # (pages, records) and save nothing that zstd does not already save.
-        self._writer = pq.ParquetWriter(
-            self._tmp_path, schema, compression=_compression(schema), use_dictionary=False
-        )
 
-    def write(self, frame: pl.DataFrame | pa.Table) -> None:
-        table = frame.to_arrow() if isinstance(frame, pl.DataFrame) else frame
-        if table.num_rows == 0:
-            return
-        table = table.select(self.schema.names).cast(self.schema)
-        self._writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
-        self.rows += table.num_rows
+def partition_key(root: LakeRoot, group: str, asset: str, partition: str) -> str:
+    """The object key of a partition: `partition_path`'s layout under the root."""
+    return root.key(group, asset, partition_path(Path("."), group, asset, partition).name)
 
-    def commit(self) -> bool:
-        """Put the new file in place; returns False when the old one held the same bytes and
-        was kept (a rerun with unchanged inputs then leaves the partition's mtime alone)."""
-        self._writer.close()
-        with open(self._tmp_path, "rb") as handle:
-            os.fsync(handle.fileno())
-        return replace_unless_same(self._tmp_path, self.final_path)
 
-    def abort(self) -> None:
-        self._writer.close()
-        self._tmp_path.unlink(missing_ok=True)
+def partition_writer(
+    lake: Lake, group: str, asset: str, partition: str, schema: pa.Schema
+) -> PartitionWriter:
+    folder = local_root(lake)
+    if folder is not None:
+        return PartitionWriter(partition_path(folder, group, asset, partition), schema)
+    assert isinstance(lake, LakeRoot)
+    return ObjectPartitionWriter(lake, partition_key(lake, group, asset, partition), schema)
 
 
 @contextmanager
 def open_partition(
-    lake: Path, group: str, asset: str, partition: str, schema: pa.Schema
+    lake: Lake, group: str, asset: str, partition: str, schema: pa.Schema
 ) -> Iterator[PartitionWriter]:
     """Write a partition atomically: readers see the old file or the whole new one, never half."""
-    writer = PartitionWriter(partition_path(lake, group, asset, partition), schema)
+    writer = partition_writer(lake, group, asset, partition, schema)
     try:
         yield writer
     except BaseException:
@@ -99,8 +93,8 @@ def open_partition(
 
 
 def write_partition(
-    lake: Path, group: str, asset: str, partition: str, frame: pl.DataFrame
-) -> Path:
+    lake: Lake, group: str, asset: str, partition: str, frame: pl.DataFrame
+) -> Path | str:
     """Replace one partition with a whole frame."""
     schema = frame.to_arrow().schema
     with open_partition(lake, group, asset, partition, schema) as writer:
@@ -109,26 +103,102 @@ def write_partition(
 
 
 def iter_partition_batches(
-    lake: Path, group: str, asset: str, partition: str, batch_rows: int = 256
+    lake: Lake, group: str, asset: str, partition: str, batch_rows: int = 256
 ) -> Iterator[pa.RecordBatch]:
     """Stream a partition back in bounded batches, so memory follows row-group size.
 
     Row group by row group: `ParquetFile.iter_batches` reads ahead and its memory grew with the
     file (431 MB after a 2 GB partition, against a flat 113 MB this way).
     """
-    parquet = pq.ParquetFile(partition_path(lake, group, asset, partition))
-    for index in range(parquet.num_row_groups):
-        yield from parquet.read_row_group(index).to_batches(max_chunksize=batch_rows)
+    file = partition_file(lake, group, asset, partition)
+    for batches in _row_groups(lake, file, lambda parquet, index: parquet.read_row_group(index)):
+        yield from batches.to_batches(max_chunksize=batch_rows)
 
 
-def _table_files(lake: Path, group: str, asset: str, partition: str | None) -> list[Path]:
+def partition_file(lake: Lake, group: str, asset: str, partition: str) -> Path | str:
+    folder = local_root(lake)
+    if folder is not None:
+        return partition_path(folder, group, asset, partition)
+    assert isinstance(lake, LakeRoot)
+    return partition_key(lake, group, asset, partition)
+
+
+def _row_groups(
+    lake: Lake, file: Path | str, read: Callable[[pq.ParquetFile, int], T]
+) -> Iterator[T]:
+    """`read(file, index)` of each row group of a partition file, in order. The reads happen
+    here, inside the object-store guard, so a replaced object fails as ChangedWhileRead."""
+    if isinstance(file, Path):
+        parquet = pq.ParquetFile(file)
+        for index in range(parquet.num_row_groups):
+            yield read(parquet, index)
+        return
+    assert isinstance(lake, LakeRoot)
+    with lake.consistent_read(file) as handle:
+        parquet = pq.ParquetFile(handle)
+        for index in range(parquet.num_row_groups):
+            yield read(parquet, index)
+
+
+def partition_exists(lake: Lake, group: str, asset: str, partition: str) -> bool:
+    file = partition_file(lake, group, asset, partition)
+    if isinstance(file, Path):
+        return file.exists()
+    assert isinstance(lake, LakeRoot)
+    return lake.exists(file)
+
+
+def partition_url(lake: Lake, group: str, asset: str, partition: str) -> str:
+    """Where DuckDB reads a partition: its path, or its `s3://` URL on a connection that
+    `register` gave the lake's store (`query_connection(lake)`)."""
+    file = partition_file(lake, group, asset, partition)
+    if isinstance(file, Path):
+        return file.as_posix()
+    assert isinstance(lake, LakeRoot)
+    return lake.url(file)
+
+
+def open_parquet(lake: Lake, group: str, asset: str, partition: str) -> pq.ParquetFile | None:
+    """A partition's Parquet reader, for reads by row group and column; None when absent."""
+    if not partition_exists(lake, group, asset, partition):
+        return None
+    return parquet_reader(lake, partition_file(lake, group, asset, partition))
+
+
+def parquet_reader(lake: Lake, file: Path | str) -> pq.ParquetFile:
+    """A Parquet reader of one of `table_files`'s files."""
+    if isinstance(file, Path):
+        return pq.ParquetFile(file)
+    assert isinstance(lake, LakeRoot)
+    return pq.ParquetFile(lake.open(file))
+
+
+def table_files(lake: Lake, group: str, asset: str) -> list[Path | str]:
+    """A table's partition files (paths) or objects (keys), in name order."""
+    return _table_files(lake, group, asset, None)
+
+
+def footer_rows(lake: Lake, file: Path | str) -> int:
+    """Rows of a partition file, read from its footer alone."""
+    if isinstance(file, Path):
+        return pq.read_metadata(file).num_rows
+    assert isinstance(lake, LakeRoot)
+    with lake.open(file) as handle:
+        return pq.read_metadata(handle).num_rows
+
+
+def _table_files(lake: Lake, group: str, asset: str, partition: str | None) -> list[Path | str]:
     if partition is not None:
-        return [partition_path(lake, group, asset, partition)]
-    return sorted(table_dir(lake, group, asset).glob("*.parquet"))
+        return [partition_file(lake, group, asset, partition)]
+    folder = local_root(lake)
+    if folder is not None:
+        return sorted(table_dir(folder, group, asset).glob("*.parquet"))
+    assert isinstance(lake, LakeRoot)
+    return list(lake.list_parquet(group, asset))
 
 
 def iter_rows_and_sample(
-    lake: Path,
+    lake: Lake,
     group: str,
     asset: str,
     light: list[str],
@@ -139,123 +209,54 @@ def iter_rows_and_sample(
     """Every row's `light` columns, with its `heavy` columns for the rows `sampled(position,
     light row)` picks (else None): a check sees every row's counts and re-reads the long texts
     of a sample, which are converted to Python for those rows only."""
-    position = 0
+    positions = itertools.count()  # every row's place across files, asked in order
+
+    def read(parquet: pq.ParquetFile, index: int) -> list[tuple[dict, dict | None]]:
+        rows = parquet.read_row_group(index, columns=light).to_pylist()
+        picked = [k for k, row in enumerate(rows) if sampled(next(positions), row)]
+        texts = (
+            parquet.read_row_group(index, columns=heavy).take(picked).to_pylist() if picked else []
+        )
+        chosen = dict(zip(picked, texts, strict=True))
+        return [(row, chosen.get(k)) for k, row in enumerate(rows)]
+
     for path in _table_files(lake, group, asset, partition):
-        parquet = pq.ParquetFile(path)
-        for index in range(parquet.num_row_groups):
-            rows = parquet.read_row_group(index, columns=light).to_pylist()
-            picked = [k for k, row in enumerate(rows) if sampled(position + k, row)]
-            texts = (
-                parquet.read_row_group(index, columns=heavy).take(picked).to_pylist()
-                if picked
-                else []
-            )
-            chosen = dict(zip(picked, texts, strict=True))
-            for k, row in enumerate(rows):
-                yield row, chosen.get(k)
-            position += len(rows)
+        for pairs in _row_groups(lake, path, read):
+            yield from pairs
 
 
 def iter_table_rows(
-    lake: Path, group: str, asset: str, columns: list[str], partition: str | None = None
+    lake: Lake, group: str, asset: str, columns: list[str], partition: str | None = None
 ) -> Iterator[dict[str, Any]]:
     """Rows of one partition of a table, or of all of them, one row group in memory at a time."""
     for path in _table_files(lake, group, asset, partition):
-        parquet = pq.ParquetFile(path)
-        for index in range(parquet.num_row_groups):
-            yield from parquet.read_row_group(index, columns=columns).to_pylist()
+        for rows in _row_groups(lake, path, lambda f, i: f.read_row_group(i, columns=columns)):
+            yield from rows.to_pylist()
+
+
+def read_arrow(
+    lake: Lake, group: str, asset: str, partition: str, columns: list[str] | None = None
+) -> pa.Table:
+    """A whole partition as an Arrow table; on an object store, read again if it was replaced
+    meanwhile (a whole read can simply be taken again)."""
+    file = partition_file(lake, group, asset, partition)
+    if isinstance(file, Path):
+        return pq.read_table(file, columns=columns)
+    assert isinstance(lake, LakeRoot)
+    for attempt in range(READ_ATTEMPTS):
+        try:
+            with lake.consistent_read(file) as handle:
+                return pq.read_table(handle, columns=columns)
+        except ChangedWhileRead:
+            if attempt == READ_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 def read_partition(
-    lake: Path, group: str, asset: str, partition: str, columns: list[str] | None = None
+    lake: Lake, group: str, asset: str, partition: str, columns: list[str] | None = None
 ) -> pl.DataFrame:
-    return pl.read_parquet(partition_path(lake, group, asset, partition), columns=columns)
-
-
-# Queries over the lake stream Parquet; DuckDB's defaults (a cache of every file read, 80% of
-# RAM) would let a check or an export hold gigabytes it does not need.
-QUERY_MEMORY_LIMIT = "256MB"
-
-
-def query_connection() -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection for querying lake files with bounded memory."""
-    con = duckdb.connect()
-    con.execute(
-        f"set memory_limit = '{QUERY_MEMORY_LIMIT}'; set enable_external_file_cache = false"
-    )
-    return con
-
-
-def stream_rows(
-    con: duckdb.DuckDBPyConnection, sql: str, batch_rows: int = 256
-) -> Iterator[tuple[Any, ...]]:
-    """Rows of a query, a record batch at a time: `fetchmany` on a plain `execute` holds the
-    whole result, which for tables of long texts is hundreds of megabytes."""
-    reader = con.execute(sql).to_arrow_reader(batch_rows)
-    for batch in reader:
-        columns = [column.to_pylist() for column in batch.columns]
-        yield from zip(*columns, strict=True)
-
-
-def lake_tables(lake: Path) -> dict[str, Path]:
-    """Every table that has at least one partition file, by asset name."""
-    tables: dict[str, Path] = {}
-    if not lake.exists():
-        return tables
-    for group_dir in sorted(p for p in lake.iterdir() if p.is_dir()):
-        for asset_dir in sorted(p for p in group_dir.iterdir() if p.is_dir()):
-            if any(asset_dir.glob("*.parquet")):
-                tables[asset_dir.name] = asset_dir
-    return tables
-
-
-def _files_sql(directory: Path) -> str:
-    glob = (directory / "*.parquet").as_posix().replace("'", "''")
-    return f"read_parquet('{glob}'"
-
-
-def _view_sql(directory: Path) -> str:
-    return f"select * from {_files_sql(directory)}, union_by_name = true)"
-
-
-def catalog_is_current(catalog: Path, tables: dict[str, Path]) -> bool:
-    """Whether the catalog already holds exactly one view per table, over its files: then a
-    refresh would change nothing but the file's bytes and mtime, so it is skipped."""
-    if not catalog.is_file():
-        return False
-    try:
-        with duckdb.connect(str(catalog), read_only=True) as con:
-            views = dict(
-                con.execute(
-                    "select view_name, sql from duckdb_views() where not internal"
-                ).fetchall()
-            )
-    except duckdb.Error:  # locked by a writer, or not a catalog: refresh it the usual way
-        return False
-    # DuckDB keeps a normalized text of each view: compare the files it reads, not the text
-    return set(views) == set(tables) and all(
-        _files_sql(directory) in views[name] for name, directory in tables.items()
-    )
-
-
-def refresh_catalog(lake: Path, catalog: Path, attempts: int = 20) -> list[str]:
-    """(Re)create one DuckDB view per lake table over all its partition files.
-
-    DuckDB lets one process write a database file at a time; when another process (the UI, a
-    user's shell) holds it, we wait briefly and try again rather than fail the materialization.
-    """
-    tables = lake_tables(lake)
-    if catalog_is_current(catalog, tables):
-        return sorted(tables)
-    catalog.parent.mkdir(parents=True, exist_ok=True)
-    for attempt in range(attempts):
-        try:
-            with duckdb.connect(str(catalog)) as con:
-                for name, directory in tables.items():
-                    con.execute(f'create or replace view "{name}" as {_view_sql(directory)}')
-            return sorted(tables)
-        except duckdb.IOException:
-            if attempt == attempts - 1:
-                raise
-            time.sleep(0.25)
-    return sorted(tables)
+    file = partition_file(lake, group, asset, partition)
+    if isinstance(file, Path):
+        return pl.read_parquet(file, columns=columns)
+    return pl.from_arrow(read_arrow(lake, group, asset, partition, columns))  # type: ignore[return-value]

@@ -11,20 +11,27 @@ from typing import Any
 
 import duckdb
 
-from bigaction_assets.lake import table_dir
+from bigaction_assets.lake import Lake, table_dir, table_files
 from bigaction_assets.schemas.standardized import EVENT_ACTORS, EVENT_KINDS
 
 GROUP = "standardized"
 
 
-def has_table(lake: Path, asset: str, group: str = GROUP) -> bool:
-    return any(table_dir(lake, group, asset).glob("*.parquet"))
+def has_table(lake: Lake, asset: str, group: str = GROUP) -> bool:
+    if isinstance(lake, Path):
+        return any(table_dir(lake, group, asset).glob("*.parquet"))
+    return bool(table_files(lake, group, asset))
 
 
-def relation(lake: Path, asset: str, group: str = GROUP) -> str:
-    """SQL for all partitions of a table; an empty table if it has none yet."""
-    glob = (table_dir(lake, group, asset) / "*.parquet").as_posix().replace("'", "''")
-    return f"read_parquet('{glob}', union_by_name = true)"
+def relation(lake: Lake, asset: str, group: str = GROUP) -> str:
+    """SQL for all partitions of a table; an empty table if it has none yet. On an object-store
+    lake the connection must read its URLs (`lake.query_connection(lake)`)."""
+    if isinstance(lake, Path):
+        glob = (table_dir(lake, group, asset) / "*.parquet").as_posix()
+    else:
+        glob = f"{lake.url(lake.key(group, asset))}/*.parquet"
+    quoted = glob.replace("'", "''")
+    return f"read_parquet('{quoted}', union_by_name = true)"
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:

@@ -10,6 +10,8 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 DATA_DIR_ENV = "BIGACTION_DATA_DIR"
 LANDING_DIR_ENV = "BIGACTION_LANDING_DIR"
+LLM_CACHE_URL_ENV = "BIGACTION_LLM_CACHE_URL"
+"""A PostgreSQL URL: the LLM call cache every worker of a cluster shares (else a local file)."""
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,8 @@ def test_the_check_fails_on_a_stored_image_that_does_not_decode(tmp_path):
     assert offender["image_sha"] == rows[1]["image_sha"]
     assert undecodable_images(tmp_path, share=0.0) == []  # a share of none decodes none
 
-    lake = dg.ResourceDefinition.hardcoded_resource(type("Lake", (), {"root": tmp_path})())
+    fake = type("Lake", (), {"root": tmp_path, "store": tmp_path})()
+    lake = dg.ResourceDefinition.hardcoded_resource(fake)
     result = images_decode(dg.build_asset_check_context(resources={"lake": lake}),
                            config=ImagesDecodeConfig())  # fmt: skip
     assert not result.passed

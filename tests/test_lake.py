@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from bigaction_assets import lake, quality
+from bigaction_assets.catalog import refresh_catalog
 from bigaction_assets.schemas import arrow_schema, frame
 from bigaction_assets.schemas.standardized import (
     DomSnapshotSchema,
@@ -114,7 +115,7 @@ def test_refresh_catalog_makes_a_view_per_table(tmp_path, tmp_lake):
     lake.write_partition(tmp_lake, "raw", "alpha", "p1", numbers(3))
     lake.write_partition(tmp_lake, "standardized", "beta", "p1", numbers(1))
     (tmp_lake / "standardized" / "empty").mkdir()
-    assert lake.refresh_catalog(tmp_lake, catalog) == ["alpha", "beta"]
+    assert refresh_catalog(tmp_lake, catalog) == ["alpha", "beta"]
     with duckdb.connect(str(catalog)) as con:
         assert con.execute("select count(*) from alpha").fetchone() == (3,)
         assert con.execute("select count(*) from beta").fetchone() == (1,)
@@ -125,11 +126,11 @@ def test_refresh_catalog_makes_a_view_per_table(tmp_path, tmp_lake):
     with duckdb.connect(str(catalog)) as con:
         assert con.execute("select count(*) from alpha").fetchone() == (7,)
     # and refreshing twice is harmless
-    assert lake.refresh_catalog(tmp_lake, catalog) == ["alpha", "beta"]
+    assert refresh_catalog(tmp_lake, catalog) == ["alpha", "beta"]
 
 
 def test_refresh_catalog_on_an_empty_lake(tmp_path):
-    assert lake.refresh_catalog(tmp_path / "no-lake", tmp_path / "c.duckdb") == []
+    assert refresh_catalog(tmp_path / "no-lake", tmp_path / "c.duckdb") == []
 
 
 # --- quality queries --------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 from llm_server import Reply, ScriptedServer
 
 from bigaction_assets.llm.budget import Budget, Price, PriceTable
-from bigaction_assets.llm.cache import CallCache
+from bigaction_assets.llm.cache import open_cache
 from bigaction_assets.llm.caller import (
     CachedCaller,
     CallRequest,
@@ -43,7 +43,7 @@ def run(
     client = ChatClient(
         ClientSettings(model="scripted", base_url=base_url, **settings), sleep=no_wait
     )
-    with CallCache(cache_path) as cache:
+    with open_cache(cache_path) as cache:
         caller = CachedCaller(
             client, cache, prices or PriceTable(), budget or Budget(), run_id,
         )  # fmt: skip

@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 
 from bigaction_assets import lake
+from bigaction_assets.catalog import refresh_catalog
 from bigaction_assets.durable import write_durably
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.rerun.graph import AssetNode, Graph
@@ -165,12 +166,12 @@ def test_partition_rewritten_with_the_same_rows_keeps_its_file(tmp_path: Path) -
 def test_catalog_is_rewritten_only_when_its_views_change(tmp_path: Path) -> None:
     root, catalog = tmp_path / "lake", tmp_path / "c.duckdb"
     lake.write_partition(root, "g", "t", "p", pl.DataFrame({"a": [1]}))
-    lake.refresh_catalog(root, catalog)
+    refresh_catalog(root, catalog)
     before = catalog.stat().st_mtime_ns
-    lake.refresh_catalog(root, catalog)
+    refresh_catalog(root, catalog)
     assert catalog.stat().st_mtime_ns == before
     lake.write_partition(root, "g", "u", "p", pl.DataFrame({"b": [1]}))
-    lake.refresh_catalog(root, catalog)
+    refresh_catalog(root, catalog)
     with duckdb.connect(str(catalog), read_only=True) as con:
         assert con.execute("select count(*) from u").fetchone() == (1,)
 

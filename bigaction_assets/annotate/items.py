@@ -22,7 +22,7 @@ import orjson
 from bigaction_assets.annotate.labels import PROACTIVE_TURN, WEB_STEP
 from bigaction_assets.dom.render import render
 from bigaction_assets.dom.tree import clean_page
-from bigaction_assets.lake import table_dir
+from bigaction_assets.lake import Lake, table_dir, table_files
 from bigaction_assets.reward.judgements import PROPOSE, observations_of, proposed_tasks
 from bigaction_assets.sft.inputs import iter_episodes
 
@@ -31,7 +31,10 @@ PAGE_CHARS = 200_000  # what an annotator can take in; the render says where it 
 ACTION_CHARS = 400
 
 
-def standardized_datasets(lake: Path) -> list[str]:
+def standardized_datasets(lake: Lake) -> list[str]:
+    if not isinstance(lake, Path):
+        files = table_files(lake, "standardized", "episodes")
+        return sorted(str(f).rsplit("/", 1)[-1].removesuffix(".parquet") for f in files)
     folder = table_dir(lake, "standardized", "episodes")
     return sorted(p.stem for p in folder.glob("*.parquet")) if folder.is_dir() else []
 
@@ -133,7 +136,7 @@ def _item(
 
 
 def annotation_items(
-    lake: Path, datasets: Sequence[str] | None = None, per_dataset: int | None = None
+    lake: Lake, datasets: Sequence[str] | None = None, per_dataset: int | None = None
 ) -> Iterator[dict[str, Any]]:
     """Every item of the chosen datasets (all by default), at most `per_dataset` from each, in
     the order of the lake."""

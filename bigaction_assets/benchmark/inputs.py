@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
-from bigaction_assets.lake import partition_path, query_connection
+from bigaction_assets.lake import (
+    Lake,
+    open_parquet,
+    partition_exists,
+    partition_url,
+    query_connection,
+)
 from bigaction_assets.sft.inputs import iter_episodes
 
 GROUP = "standardized"
@@ -17,16 +20,17 @@ Pages = dict[str, tuple[str | None, str | None]]
 Item = tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], Pages]
 
 
-def _file(lake: Path, asset: str, key: str) -> str | None:
-    path = partition_path(lake, GROUP, asset, key)
-    return path.as_posix().replace("'", "''") if path.exists() else None
+def _file(lake: Lake, asset: str, key: str) -> str | None:
+    if not partition_exists(lake, GROUP, asset, key):
+        return None
+    return partition_url(lake, GROUP, asset, key).replace("'", "''")
 
 
-def _candidates(lake: Path, key: str, ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+def _candidates(lake: Lake, key: str, ids: list[str]) -> dict[str, list[dict[str, Any]]]:
     path = _file(lake, "web_candidates", key)
     if path is None:
         return {}
-    with query_connection() as con:
+    with query_connection(lake) as con:
         cursor = con.execute(
             f"""select episode_id, step, backend_node_id, positive, is_original_target
             from read_parquet('{path}') where episode_id in (select unnest(?))""",
@@ -40,12 +44,12 @@ def _candidates(lake: Path, key: str, ids: list[str]) -> dict[str, list[dict[str
     return found
 
 
-def _pages(lake: Path, key: str, shas: list[str]) -> Pages:
+def _pages(lake: Lake, key: str, shas: list[str]) -> Pages:
     """Pages one at a time per episode: a step's raw HTML runs to megabytes."""
     path = _file(lake, "dom_snapshots", key)
     if path is None or not shas:
         return {}
-    with query_connection() as con:
+    with query_connection(lake) as con:
         rows = con.execute(
             f"""select html_sha, raw_html, cleaned_html from read_parquet('{path}')
             where html_sha in (select unnest(?))""",
@@ -54,7 +58,7 @@ def _pages(lake: Path, key: str, shas: list[str]) -> Pages:
     return {sha: (raw, cleaned) for sha, raw, cleaned in rows}
 
 
-def iter_benchmark_episodes(lake: Path, key: str) -> Iterator[Item]:
+def iter_benchmark_episodes(lake: Lake, key: str) -> Iterator[Item]:
     """(episode, events, web candidates, pages by html_sha) for every episode of a partition,
     in source order; candidates are fetched a batch of episodes at a time, pages per episode."""
     batch: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
@@ -74,11 +78,10 @@ def iter_benchmark_episodes(lake: Path, key: str) -> Iterator[Item]:
     yield from flush()
 
 
-def snapshot_rows(lake: Path, key: str, columns: list[str]) -> Iterator[dict[str, Any]]:
+def snapshot_rows(lake: Lake, key: str, columns: list[str]) -> Iterator[dict[str, Any]]:
     """`columns` of one `benchmark_snapshot` partition, a row group at a time (none if absent)."""
-    path = partition_path(lake, "benchmark", "benchmark_snapshot", key)
-    if not path.exists():
+    parquet = open_parquet(lake, "benchmark", "benchmark_snapshot", key)
+    if parquet is None:
         return
-    parquet = pq.ParquetFile(path)
     for index in range(parquet.num_row_groups):
         yield from parquet.read_row_group(index, columns=columns).to_pylist()

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-
-import pyarrow.parquet as pq
 
 from bigaction_assets.benchmark.evaluate import Prediction, PredictionKey, first_turn, second_turn
 from bigaction_assets.benchmark.inputs import snapshot_rows
 from bigaction_assets.benchmark.prompts import PROMPT_VERSION
-from bigaction_assets.lake import partition_path
+from bigaction_assets.lake import Lake, partition_exists, read_arrow
+from bigaction_assets.llm.cache import CacheLocation
 from bigaction_assets.llm.caller import CachedCaller, CallRequest, Job, Outcome, RunStats
 from bigaction_assets.llm.session import LLMConfig, run_calls
 
@@ -38,7 +36,7 @@ class LiveRun:
 
 
 def ask_live_model(
-    lake: Path, key: str, config: LLMConfig, cache_path: Path, run_id: str
+    lake: Lake, key: str, config: LLMConfig, cache_path: CacheLocation, run_id: str
 ) -> LiveRun:
     """Both turns of every valid step of the partition's snapshot, asked of `config`'s model."""
     slots: list[dict[str, Any] | None] = []
@@ -91,25 +89,25 @@ def answer_row(
     }  # fmt: skip
 
 
-def kept_answers(lake: Path, key: str, model: str) -> list[dict[str, Any]]:
+def kept_answers(lake: Lake, key: str, model: str) -> list[dict[str, Any]]:
     """Rows of other models already in the partition: each live model keeps its answers when
     another is run, so the leaderboard ranks them side by side."""
-    path = partition_path(lake, "benchmark", "model_answers", key)
-    if not path.exists():
+    if not partition_exists(lake, "benchmark", "model_answers", key):
         return []
-    return [row for row in pq.read_table(path).to_pylist() if row["model"] != model]
+    rows = read_arrow(lake, "benchmark", "model_answers", key).to_pylist()
+    return [row for row in rows if row["model"] != model]
 
 
-def live_predictions(lake: Path, key: str) -> dict[PredictionKey, Prediction]:
+def live_predictions(lake: Lake, key: str) -> dict[PredictionKey, Prediction]:
     """Every answered step of the partition's `model_answers`, as predictions to score."""
-    path = partition_path(lake, "benchmark", "model_answers", key)
-    if not path.exists():
+    if not partition_exists(lake, "benchmark", "model_answers", key):
         return {}
     columns = ["model", "task_id", "step", "status", "answer_two", "choices_sha"]
+    table = read_arrow(lake, "benchmark", "model_answers", key, columns)
     return {
         (row["model"], row["task_id"], row["step"]): Prediction(
             row["model"], row["task_id"], row["step"], row["answer_two"], row["choices_sha"]
         )
-        for row in pq.read_table(path, columns=columns).to_pylist()
+        for row in table.to_pylist()
         if row["status"] == "answered"
     }

@@ -1,16 +1,15 @@
 """Shared shape of the quality gates: a finder of offending rows turned into a check result."""
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import dagster as dg
 import duckdb
 
 from bigaction_assets.defs.resources import LakeResource
-from bigaction_assets.lake import query_connection
+from bigaction_assets.lake import Lake, query_connection
 
-Finder = Callable[[duckdb.DuckDBPyConnection, Path], list[dict[str, Any]]]
+Finder = Callable[[duckdb.DuckDBPyConnection, Lake], list[dict[str, Any]]]
 SHOWN_OFFENDERS = 20
 
 
@@ -32,7 +31,7 @@ def blocking_lake_check(
 
     @dg.asset_check(asset=asset, name=name, blocking=True, description=description)
     def _check(lake: LakeResource) -> dg.AssetCheckResult:
-        with query_connection() as con:
-            return offenders_result(finder(con, lake.root), what)
+        with query_connection(lake.store) as con:
+            return offenders_result(finder(con, lake.store), what)
 
     return _check

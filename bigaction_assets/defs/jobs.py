@@ -14,6 +14,8 @@ from typing import Any
 
 import dagster as dg
 
+from bigaction_assets.defs.executors import dataset_executor, distributed
+
 # Landing size from which a dataset's run gets a process per step; unset, never. For a machine
 # or a graph where independent heavy steps (e.g. a slow live model beside long checks) pay for it.
 PROCESSES_FROM_ENV = "BIGACTION_PROCESSES_FROM_MB"
@@ -21,7 +23,10 @@ PROCESSES_FROM_BYTES: int | None = None
 
 
 def execution_config(landing_bytes: int) -> dict[str, Any]:
-    """Run config for a dataset's run: one process, or one per step from the configured size."""
+    """Run config for a dataset's run: one process, or one per step from the configured size;
+    none in a cluster, where every step is a Celery task or a pod of its own."""
+    if distributed():
+        return {}
     setting = os.environ.get(PROCESSES_FROM_ENV)
     threshold = int(float(setting) * (1 << 20)) if setting else PROCESSES_FROM_BYTES
     many = threshold is not None and landing_bytes >= threshold
@@ -35,7 +40,7 @@ dataset_job = dg.define_asset_job(
     "build_dataset",
     selection=dg.AssetSelection.groups("raw", "standardized")
     | dg.AssetSelection.assets("thoughts", "sft_examples", "sft_files"),
-    executor_def=dg.multi_or_in_process_executor,
+    executor_def=dataset_executor(),
     description=(
         "Builds one landing dataset: raw records, standardized tables, generated thoughts and "
         "SFT examples, then rewrites the SFT files. Its benchmark partition follows "
@@ -90,7 +95,7 @@ telemetry_day_job = dg.define_asset_job(
     selection=dg.AssetSelection.assets("raw_records", "telemetry_report")
     | dg.AssetSelection.assets("thoughts", "sft_examples")
     | dg.AssetSelection.groups("standardized"),
-    executor_def=dg.multi_or_in_process_executor,
+    executor_def=dataset_executor(),
     description="Compacts one day of telemetry batches into raw_records, then standardized "
     "episodes, generated thoughts and SFT examples, and refreshes the daily report.",
 )

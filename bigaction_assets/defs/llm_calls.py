@@ -4,10 +4,9 @@ from typing import Any
 
 import dagster as dg
 import pandera.polars as pa
-import pyarrow.parquet as pq
 
 from bigaction_assets.defs.resources import LakeResource, LLMResource
-from bigaction_assets.lake import partition_path, write_partition
+from bigaction_assets.lake import footer_rows, partition_exists, partition_file, write_partition
 from bigaction_assets.llm.caller import RunStats
 from bigaction_assets.schemas import frame
 
@@ -27,11 +26,11 @@ def keep_without_model(
 ) -> int:
     """With no model there is nothing new to say: keep the partition made earlier, or write an
     empty one so readers find the table. Rows it holds."""
-    path = partition_path(lake.root, group, asset, context.partition_key)
-    if not path.exists():
-        write_partition(lake.root, group, asset, context.partition_key, frame(model, []))
+    key = context.partition_key
+    if not partition_exists(lake.store, group, asset, key):
+        write_partition(lake.store, group, asset, key, frame(model, []))
         lake.refresh_catalog(context.log)
-    return pq.ParquetFile(path).metadata.num_rows
+    return footer_rows(lake.store, partition_file(lake.store, group, asset, key))
 
 
 def calls_metadata(llm: LLMResource, stats: RunStats) -> dict[str, Any]:

@@ -1,13 +1,11 @@
 """Small helpers that turn rows into metadata a person reads in the UI."""
 
-from pathlib import Path
 from typing import Any
 
 import dagster as dg
 import pandera.polars as pa
-import pyarrow.parquet as pq
 
-from bigaction_assets.lake import table_dir
+from bigaction_assets.lake import Lake, footer_rows, table_files
 from bigaction_assets.schemas import column_descriptions, polars_schema
 
 PREVIEW_CELL_CHARS = 60
@@ -39,12 +37,12 @@ def column_schema(model: type[pa.DataFrameModel]) -> dg.TableSchema:
     )
 
 
-def totals_across_partitions(lake: Path, group: str, asset: str) -> dict[str, dg.MetadataValue]:
+def totals_across_partitions(lake: Lake, group: str, asset: str) -> dict[str, dg.MetadataValue]:
     """Rows and partitions of the whole table, beside a partition's own `dagster/row_count`:
     plain numbers, so the UI's Plots tab draws how the table grows from one run to the next.
     Read from the Parquet footers: no row is read."""
-    files = sorted(table_dir(lake, group, asset).glob("*.parquet"))
-    rows = sum(pq.read_metadata(path).num_rows for path in files)
+    files = table_files(lake, group, asset)
+    rows = sum(footer_rows(lake, file) for file in files)
     return {
         "total_rows_all_partitions": dg.MetadataValue.int(rows),
         "partitions_in_lake": dg.MetadataValue.int(len(files)),

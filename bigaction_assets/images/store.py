@@ -12,16 +12,17 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
-from bigaction_assets.lake import table_dir
+from bigaction_assets.lake import Lake, parquet_reader, table_dir, table_files
 
 GROUP, ASSET = "standardized", "images"
 META_COLUMNS = ("image_sha", "format", "width", "height", "byte_size", "location")
 
 
-def partition_files(lake: Path, partitions: Iterable[str] | None = None) -> list[Path]:
+def partition_files(lake: Lake, partitions: Iterable[str] | None = None) -> list[Path | str]:
     """The table's partition files (of the given partitions only, when named)."""
+    if not isinstance(lake, Path):
+        every = table_files(lake, GROUP, ASSET)
+        return [f for f in every if partitions is None or _key_of(f) in set(partitions)]
     folder = table_dir(lake, GROUP, ASSET)
     if partitions is None:
         return sorted(folder.glob("*.parquet"))
@@ -30,8 +31,12 @@ def partition_files(lake: Path, partitions: Iterable[str] | None = None) -> list
     ]
 
 
+def _key_of(file: str) -> str:
+    return file.rsplit("/", 1)[-1].removesuffix(".parquet")
+
+
 def iter_images(
-    lake: Path,
+    lake: Lake,
     shas: Iterable[str] | None = None,
     *,
     with_bytes: bool = True,
@@ -44,7 +49,7 @@ def iter_images(
     columns = [*META_COLUMNS, "bytes"] if with_bytes else list(META_COLUMNS)
     done: set[str] = set()
     for path in partition_files(lake, partitions):
-        parquet = pq.ParquetFile(path)
+        parquet = parquet_reader(lake, path)
         for index in range(parquet.num_row_groups):
             keys = parquet.read_row_group(index, columns=["image_sha"]).column(0).to_pylist()
             picked = [

@@ -14,6 +14,7 @@ from PIL import Image
 
 from bigaction_assets.images.header import ImageRefused, inspect
 from bigaction_assets.images.store import iter_images
+from bigaction_assets.lake import Lake
 from bigaction_assets.quality import has_table, relation
 
 # Pillow's names of the formats the header reader tells apart
@@ -73,7 +74,7 @@ def sampled(sha: str, share: float) -> bool:
     return share >= 1 or int(sha[:8], 16) < share * 0x1_0000_0000
 
 
-def undecodable_images(lake: Path, share: float = 1.0, limit: int = 20) -> list[dict[str, Any]]:
+def undecodable_images(lake: Lake, share: float = 1.0, limit: int = 20) -> list[dict[str, Any]]:
     """Stored images (of a `share` of hashes; all by default) whose bytes are not what their
     row says or do not decode, with why; read one row group at a time."""
     found = []

@@ -237,6 +237,19 @@ class Transaction:
         self.con.execute("commit" if kind is None else "rollback")
 
 
+CacheLocation = Path | str
+"""Where the cache is: a SQLite file (the default), or a PostgreSQL URL every worker shares."""
+
+
+def open_cache(location: CacheLocation) -> CallCache:
+    """The cache at `location`: SQLite for a path, PostgreSQL (cache_postgres.py) for a URL."""
+    from bigaction_assets.llm.cache_postgres import PostgresCallCache, is_postgres_url
+
+    if is_postgres_url(location):
+        return PostgresCallCache(str(location))  # type: ignore[return-value]  # same interface
+    return CallCache(Path(location))
+
+
 def _chunks(items: list[CallKey], size: int) -> Iterator[list[CallKey]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]

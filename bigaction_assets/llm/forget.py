@@ -10,13 +10,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from bigaction_assets.llm.cache import Transaction, connect
+from bigaction_assets.llm import cache_postgres
+from bigaction_assets.llm.cache import CacheLocation, Transaction, connect
+from bigaction_assets.llm.cache_postgres import is_postgres_url
 
 
-def erase_subjects(path: Path, subjects: Iterable[str]) -> int:
+def erase_subjects(path: CacheLocation, subjects: Iterable[str]) -> int:
     """Forget these subjects: drop their links, then every call no other subject shares, with
     its content overwritten on disk (`secure_delete`) and the WAL emptied. Calls erased."""
     wanted = sorted(set(subjects))
+    if wanted and is_postgres_url(path):
+        return cache_postgres.erase_subjects(str(path), wanted)
+    path = Path(path)
     if not wanted or not path.exists():
         return 0
     con = connect(path)
@@ -47,9 +52,12 @@ def erase_subjects(path: Path, subjects: Iterable[str]) -> int:
         con.close()
 
 
-def subjects_present(path: Path, subjects: Iterable[str]) -> int:
+def subjects_present(path: CacheLocation, subjects: Iterable[str]) -> int:
     """Calls still linked to any of these subjects (0 once they are erased)."""
     wanted = sorted(set(subjects))
+    if wanted and is_postgres_url(path):
+        return cache_postgres.subjects_present(str(path), wanted)
+    path = Path(path)
     if not wanted or not path.exists():
         return 0
     con = connect(path)

@@ -6,10 +6,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from bigaction_assets.llm.budget import Budget, PriceTable
-from bigaction_assets.llm.cache import CallCache
+from bigaction_assets.llm.cache import CacheLocation, open_cache
 from bigaction_assets.llm.caller import CachedCaller, Job, RunStats, run_jobs
 from bigaction_assets.llm.client import ChatClient, ClientSettings
 from bigaction_assets.llm.interrupts import propagating_interrupts
@@ -40,7 +39,7 @@ class LLMConfig:
 
 def run_calls(
     config: LLMConfig,
-    cache_path: Path,
+    cache_path: CacheLocation,
     run_id: str,
     make_jobs: Callable[[CachedCaller], Iterable[Job]],
 ) -> RunStats:
@@ -48,7 +47,7 @@ def run_calls(
 
     async def main() -> RunStats:
         client = ChatClient(config.client, connections=config.concurrency)
-        with CallCache(cache_path) as cache:
+        with open_cache(cache_path) as cache:
             budget = Budget(config.budget_tokens, config.budget_usd, cache.run_spend(run_id))
             caller = CachedCaller(
                 client, cache, config.prices, budget, run_id,

@@ -23,7 +23,13 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bigaction_assets.durable import write_durably
-from bigaction_assets.lake import iter_partition_batches, open_partition, table_dir
+from bigaction_assets.lake import (
+    Lake,
+    iter_partition_batches,
+    open_partition,
+    parquet_reader,
+    table_dir,
+)
 from bigaction_assets.telemetry.landing import ADAPTER, batch_day, batch_files, episode_id
 
 PSEUDONYM_COLUMNS = ("user_pseudonym", "session_pseudonym")
@@ -143,14 +149,21 @@ def identity_columns(schema: pa.Schema, texts: bool = False) -> list[str]:
     return [name for name in schema.names if name in own]
 
 
-def holds_texts(path: Path) -> bool:
-    """Whether the partition file was made from telemetry landing files."""
-    return path.stem.startswith(TELEMETRY_PARTITION)
+def holds_texts(path: Path | str) -> bool:
+    """Whether the partition file (a path, or an object key) was made from telemetry landing
+    files."""
+    name = path.name if isinstance(path, Path) else path.rsplit("/", 1)[-1]
+    return name.startswith(TELEMETRY_PARTITION)
 
 
-def count_in_file(path: Path, forgotten: Forgotten) -> int:
-    """Rows of a forgotten sender in one Parquet file, reading only identity columns."""
-    parquet = pq.ParquetFile(path)
+def count_in_file(path: Path | str, forgotten: Forgotten, lake: Lake | None = None) -> int:
+    """Rows of a forgotten sender in one Parquet file (a path, or a key of the object-store
+    `lake`), reading only identity columns."""
+    if isinstance(path, Path):
+        parquet = pq.ParquetFile(path)
+    else:
+        assert lake is not None, "an object key is read through its lake"
+        parquet = parquet_reader(lake, path)
     texts = holds_texts(path)
     columns = identity_columns(parquet.schema_arrow, texts)
     if not columns or not forgotten:

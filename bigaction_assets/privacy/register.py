@@ -8,30 +8,31 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.dataset as ds
-import pyarrow.parquet as pq
 
-from bigaction_assets.lake import partition_path, table_dir
+from bigaction_assets.lake import Lake, partition_exists, read_arrow, table_files
 from bigaction_assets.privacy import forget
 from bigaction_assets.privacy.erasure import Forgotten, count_in_file
 
 GROUP, ASSET, PARTITION = "privacy", "forgotten_users", "all"
 
 
-def tombstones(lake: Path) -> dict[str, dict[str, Any]]:
+def tombstones(lake: Lake) -> dict[str, dict[str, Any]]:
     """The `forgotten_users` rows, by pseudonym (empty before its first materialization)."""
-    path = partition_path(lake, GROUP, ASSET, PARTITION)
-    if not path.exists():
+    if not partition_exists(lake, GROUP, ASSET, PARTITION):
         return {}
-    return {row["pseudonym"]: row for row in pq.read_table(path).to_pylist()}
+    return {row["pseudonym"]: row for row in read_arrow(lake, GROUP, ASSET, PARTITION).to_pylist()}
 
 
-def raw_episodes(lake: Path, pseudonyms: Iterable[str]) -> dict[str, set[str]]:
+def raw_episodes(lake: Lake, pseudonyms: Iterable[str]) -> dict[str, set[str]]:
     """Episodes that `raw_telemetry` holds for each of the pseudonyms."""
-    folder = table_dir(lake, "telemetry", "raw_telemetry")
+    files = table_files(lake, "telemetry", "raw_telemetry")
     wanted = sorted(set(pseudonyms))
-    if not wanted or not any(folder.glob("*.parquet")):
+    if not wanted or not files:
         return {}
-    dataset = ds.dataset(sorted(folder.glob("*.parquet")), format="parquet")
+    if isinstance(lake, Path):
+        dataset = ds.dataset(files, format="parquet")
+    else:
+        dataset = ds.dataset(files, format="parquet", filesystem=lake.filesystem)
     user, session = ds.field("user_pseudonym"), ds.field("session_pseudonym")
     table = dataset.to_table(
         columns=["user_pseudonym", "session_pseudonym", "episode_id"],
@@ -45,13 +46,13 @@ def raw_episodes(lake: Path, pseudonyms: Iterable[str]) -> dict[str, set[str]]:
     return found
 
 
-def forgotten_pseudonyms(lake: Path, landing: Path) -> frozenset[str]:
+def forgotten_pseudonyms(lake: Lake, landing: Path) -> frozenset[str]:
     """Everyone who asked to be forgotten: the requests, and the tombstones (which outlive a
     request file removed by hand)."""
     return frozenset(forget.requests(landing)) | frozenset(tombstones(lake))
 
 
-def load_forgotten(lake: Path, landing: Path) -> Forgotten:
+def load_forgotten(lake: Lake, landing: Path) -> Forgotten:
     """Everyone who asked to be forgotten, and every episode of theirs we know of."""
     kept = tombstones(lake)
     pseudonyms = frozenset(forget.requests(landing)) | frozenset(kept)
@@ -81,7 +82,7 @@ def tombstone_rows(landing: Path, lake: Path, erased: dict[str, set[str]]) -> li
 
 
 def table_offenders(
-    lake: Path,
+    lake: Lake,
     group: str,
     asset: str,
     forgotten: Forgotten,
@@ -89,19 +90,26 @@ def table_offenders(
 ) -> list[dict[str, Any]]:
     """Partitions of a lake table (all, or those of `partitions`) that still hold rows of
     forgotten senders, with counts."""
-    paths = sorted(table_dir(lake, group, asset).glob("*.parquet"))
+    paths = table_files(lake, group, asset)
     if partitions is not None:
         wanted = set(partitions)
-        paths = [path for path in paths if path.stem in wanted]
-    return files_offenders(paths, forgotten)
+        paths = [path for path in paths if _stem(path) in wanted]
+    return files_offenders(paths, forgotten, lake)
 
 
-def files_offenders(paths: Iterable[Path], forgotten: Forgotten) -> list[dict[str, Any]]:
+def _stem(path: Path | str) -> str:
+    return path.stem if isinstance(path, Path) else path.rsplit("/", 1)[-1].removesuffix(".parquet")
+
+
+def files_offenders(
+    paths: Iterable[Path | str], forgotten: Forgotten, lake: Lake | None = None
+) -> list[dict[str, Any]]:
     offenders = []
     for path in paths:
-        rows = count_in_file(path, forgotten)
+        rows = count_in_file(path, forgotten, lake)
         if rows:
-            offenders.append({"file": path.name, "rows": rows})
+            name = path.name if isinstance(path, Path) else path.rsplit("/", 1)[-1]
+            offenders.append({"file": name, "rows": rows})
     return offenders
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from bigaction_assets.lakefs import LakeRoot
 from bigaction_assets.privacy.erasure import Forgotten
 from bigaction_assets.privacy.register import load_forgotten
 
@@ -51,7 +52,7 @@ class SenderFilter:
         return (row for row in rows if not self.withholds(row.get(column)))
 
 
-def sender_filter(adapter: object, lake: Path, landing: Path) -> SenderFilter:
+def sender_filter(adapter: object, lake: Path | LakeRoot, landing: Path) -> SenderFilter:
     """The filter for a dataset of `adapter`: every forgotten sender (requested, or kept as a
     tombstone) for adapters whose records are people's (`holds_personal_data`), else none, as
     public datasets carry no sender's pseudonym."""

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import orjson
 
 from bigaction_assets.annotate.items import standardized_datasets
-from bigaction_assets.lake import iter_table_rows, table_dir
+from bigaction_assets.lake import Lake, iter_table_rows, table_files
 from bigaction_assets.reward.examples import RewardSettings, judge_rows, proactive_pairs, web_pairs
 from bigaction_assets.reward.judgements import app_judgements, reward_episode_judgement
 from bigaction_assets.reward.rules import Judgement
@@ -28,7 +27,7 @@ LABEL_COLUMNS = [
 ]  # fmt: skip
 
 
-def bundled_judgements(lake: Path) -> Iterator[Judgement]:
+def bundled_judgements(lake: Lake) -> Iterator[Judgement]:
     """The judgement of every episode of the proactive source's `reward_*` datasets."""
     for key in standardized_datasets(lake):
         adapter, _, dataset = key.partition(PARTITION_SEPARATOR)
@@ -40,14 +39,14 @@ def bundled_judgements(lake: Path) -> Iterator[Judgement]:
                 yield judged
 
 
-def _table(lake: Path, asset: str, columns: list[str]) -> list[dict[str, Any]]:
-    if not any(table_dir(lake, GROUP, asset).glob("*.parquet")):
+def _table(lake: Lake, asset: str, columns: list[str]) -> list[dict[str, Any]]:
+    if not table_files(lake, GROUP, asset):
         return []
     return list(iter_table_rows(lake, GROUP, asset, columns))
 
 
 def build_reward_examples(
-    lake: Path, settings: RewardSettings
+    lake: Lake, settings: RewardSettings
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(rows of `reward_examples`, counts for the metadata)."""
     items = {row["item_id"]: row for row in _table(lake, "annotation_items", ITEM_COLUMNS)}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import tempfile
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -23,7 +24,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bigaction_assets.durable import replace_unless_same
-from bigaction_assets.lake import table_dir
+from bigaction_assets.lake import Lake, parquet_reader, table_files
+from bigaction_assets.lakefs import LakeRoot
 from bigaction_assets.schemas.sft import SFT_FORMATS
 from bigaction_assets.sft.dedup import SeenContent
 from bigaction_assets.sft.image_files import PartitionImages, inline_images, write_image_files
@@ -85,10 +87,6 @@ class _Files:
         return [self.out / name / f"{split}.jsonl" for name, split in sorted(self.handles)]
 
 
-def _partition_files(lake: Path) -> list[Path]:
-    return sorted(table_dir(lake, GROUP, "sft_examples").glob("*.parquet"))
-
-
 def _split_masks(
     parquet: pq.ParquetFile, index: int, seen: SeenContent, counts: Counter[str]
 ) -> tuple[dict[str, pa.BooleanArray], int, list[list[str]]]:
@@ -133,14 +131,15 @@ def _with_images(
 
 
 def _copy_partition(
-    lake: Path, path: Path, seen: SeenContent, files: _Files, counts: Counter[str]
+    lake: Lake, path: Path | str, seen: SeenContent, files: _Files, counts: Counter[str]
 ) -> int:
     """Append one partition's examples not seen before; returns the duplicates dropped."""
-    parquet = pq.ParquetFile(path)
+    parquet = parquet_reader(lake, path)
     # a partition may hold only some formats (`formats` run config): the others are null
     formats = [name for name in SFT_FORMATS if name in parquet.schema_arrow.names]
     dropped = 0
-    images = PartitionImages(lake, path.stem)  # the dataset's: a partition is a dataset
+    stem = path.stem if isinstance(path, Path) else path.rsplit("/", 1)[-1].removesuffix(".parquet")
+    images = PartitionImages(lake, stem)  # the dataset's: a partition is a dataset
     for index in range(parquet.num_row_groups):
         masks, copies, shown = _split_masks(parquet, index, seen, counts)
         dropped += copies
@@ -184,7 +183,7 @@ def _writing_alone(out: Path) -> Iterator[None]:
         os.close(handle)  # releases the lock
 
 
-def write_sft_files(lake: Path, out: Path) -> dict[str, Any]:
+def write_sft_files(lake: Lake, out: Path) -> dict[str, Any]:
     """Every example of every dataset, minus exact duplicates across datasets (the first in
     partition order wins), as `<out>/<format>/<split>.jsonl` for each format some example has;
     one writer at a time.
@@ -195,8 +194,19 @@ def write_sft_files(lake: Path, out: Path) -> dict[str, Any]:
         return _write_sft_files(lake, out)
 
 
-def _write_sft_files(lake: Path, out: Path) -> dict[str, Any]:
-    partitions = _partition_files(lake)
+def publish_sft_files(lake: LakeRoot) -> dict[str, Any]:
+    """`write_sft_files` for an object-store lake: written to a local folder, then published
+    beside the lake (`s3://bucket/prefix/sft/...` for `s3://bucket/prefix/lake`), file by file,
+    each whole. Readers may meet one file of the new set beside one of the old while it is
+    published; the set is complete when the asset's materialization is."""
+    with tempfile.TemporaryDirectory(prefix="bigaction-sft-") as folder:
+        summary = _write_sft_files(lake, Path(folder))
+        urls = lake.beside(GROUP).publish_folder(Path(folder))
+    return {**summary, "files": sorted(urls[path] for path in summary["files"])}
+
+
+def _write_sft_files(lake: Lake, out: Path) -> dict[str, Any]:
+    partitions = table_files(lake, GROUP, "sft_examples")
     if not partitions:
         return {"examples_by_split": {}, "duplicates_dropped": 0, "files": []}
     counts: Counter[str] = Counter()

@@ -13,10 +13,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from bigaction_assets.durable import replace_unless_same
-from bigaction_assets.lake import partition_path
+from bigaction_assets.lake import Lake, open_parquet
 from bigaction_assets.sft.images import IMAGE_FOLDER, image_path
 
 # Data URLs of the images met last: windows of an episode show the same screenshots.
@@ -27,9 +26,8 @@ class PartitionImages:
     """The bytes of one dataset's images by file name, read a row group at a time (the image
     hash column is read once to learn where each image is)."""
 
-    def __init__(self, lake: Path, dataset: str) -> None:
-        path = partition_path(lake, "standardized", "images", dataset)
-        self._file = pq.ParquetFile(path) if path.exists() else None
+    def __init__(self, lake: Lake, dataset: str) -> None:
+        self._file = open_parquet(lake, "standardized", "images", dataset)
         self._where: dict[str, tuple[int, int]] = {}
         self._urls: dict[str, bytes] = {}
         self._group: tuple[int, pa.ChunkedArray] | None = None

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
-from bigaction_assets.lake import iter_partition_batches, partition_path, query_connection
+from bigaction_assets.lake import (
+    Lake,
+    footer_rows,
+    iter_partition_batches,
+    open_parquet,
+    partition_exists,
+    partition_file,
+    query_connection,
+    read_arrow,
+)
 from bigaction_assets.sft.conversation import IMAGE_NAME
 from bigaction_assets.sft.pages import PageReader
 from bigaction_assets.thoughts.merge import add_generated_thoughts
@@ -25,12 +31,12 @@ class EventsOutOfOrder(ValueError):
     """The events file does not hold each episode's events together, in the episodes' order."""
 
 
-def _rows(lake: Path, asset: str, key: str) -> Iterator[dict[str, Any]]:
+def _rows(lake: Lake, asset: str, key: str) -> Iterator[dict[str, Any]]:
     for batch in iter_partition_batches(lake, GROUP, asset, key, EPISODES_PER_BATCH):
         yield from batch.to_pylist()
 
 
-def _batches(lake: Path, key: str) -> Iterator[list[tuple[dict[str, Any], list[dict[str, Any]]]]]:
+def _batches(lake: Lake, key: str) -> Iterator[list[tuple[dict[str, Any], list[dict[str, Any]]]]]:
     """(episode, events) in batches, reading both files once, in step, in the order written.
 
     The standardize step writes each episode's events together, in the order of the episodes;
@@ -62,24 +68,23 @@ def _batches(lake: Path, key: str) -> Iterator[list[tuple[dict[str, Any], list[d
         yield batch
 
 
-def image_names(lake: Path, key: str) -> dict[str, str]:
+def image_names(lake: Lake, key: str) -> dict[str, str]:
     """`{image_sha: "<image_sha>.<format>"}` for the partition's images: the name an example
     refers to a screenshot by (two short columns; the bytes are not read)."""
-    path = partition_path(lake, GROUP, "images", key)
-    if not path.exists():
+    if not partition_exists(lake, GROUP, "images", key):
         return {}
-    table = pq.read_table(path, columns=["image_sha", "format"])
+    table = read_arrow(lake, GROUP, "images", key, ["image_sha", "format"])
     shas, formats = table["image_sha"].to_pylist(), table["format"].to_pylist()
     return {sha: f"{sha}.{fmt}" for sha, fmt in zip(shas, formats, strict=True)}
 
 
-def episode_count(lake: Path, key: str) -> int:
+def episode_count(lake: Lake, key: str) -> int:
     """Episodes in a partition, from the Parquet footer (no row is read)."""
-    return pq.ParquetFile(partition_path(lake, GROUP, "episodes", key)).metadata.num_rows
+    return footer_rows(lake, partition_file(lake, GROUP, "episodes", key))
 
 
 def iter_episodes(
-    lake: Path, key: str, with_pages: bool = True, with_generated_thoughts: bool = False
+    lake: Lake, key: str, with_pages: bool = True, with_generated_thoughts: bool = False
 ) -> Iterator[Episode]:
     """(episode, its events in order, its pages by html_sha) for every episode of a partition,
     in the order written (source order). An event whose screenshot is in `images` carries its
@@ -94,9 +99,9 @@ def iter_episodes(
         EventsOutOfOrder: the events file does not keep each episode's events together in the
             episodes' order (the standardize step always writes it so).
     """
-    reader = PageReader(partition_path(lake, GROUP, "dom_snapshots", key)) if with_pages else None
+    reader = PageReader(open_parquet(lake, GROUP, "dom_snapshots", key)) if with_pages else None
     names = image_names(lake, key)
-    with query_connection() as con:
+    with query_connection(lake) as con:
         for batch in _batches(lake, key):
             if with_generated_thoughts:
                 add_generated_thoughts(con, lake, key, batch)

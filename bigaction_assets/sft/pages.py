@@ -31,8 +31,12 @@ def _key(sha: str) -> bytes:
 class PageReader:
     """`reader.pages(shas)` -> {html_sha: cleaned HTML, else raw HTML} for the known shas."""
 
-    def __init__(self, path: Path) -> None:
-        self._file = pq.ParquetFile(path) if path.exists() else None
+    def __init__(self, source: Path | pq.ParquetFile | None) -> None:
+        """`source`: the dom_snapshots partition (a path, or a reader from lake.open_parquet);
+        None or a missing path: no pages."""
+        if isinstance(source, Path):
+            source = pq.ParquetFile(source) if source.exists() else None
+        self._file = source
         self._where: dict[bytes, int] = {}
         self._cached: tuple[int, pa.Table] | None = None
         if self._file is None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from bigaction_assets.llm.cache import CallCache, CallKey
+from bigaction_assets.lake import Lake
+from bigaction_assets.llm.cache import CacheLocation, CallKey, open_cache
 from bigaction_assets.llm.caller import BUDGET_EXHAUSTED, CachedCaller, CallRequest, Job, RunStats
 from bigaction_assets.llm.session import LLMConfig, run_calls
 from bigaction_assets.thoughts.context import ContextSettings
@@ -48,7 +48,7 @@ class ThoughtsRun:
 
 
 def ask_for_thoughts(
-    lake: Path, key: str, config: LLMConfig, cache_path: Path, run_id: str,
+    lake: Lake, key: str, config: LLMConfig, cache_path: CacheLocation, run_id: str,
     settings: ContextSettings, version: str = PROMPT_VERSION,
 ) -> ThoughtsRun:  # fmt: skip
     """Pass one: make (or find in the cache) every thought the partition lacks."""
@@ -83,10 +83,13 @@ def ask_for_thoughts(
 
 
 def thought_rows(
-    records: list[ActionRecord], cache_path: Path, dataset: str, version: str = PROMPT_VERSION
+    records: list[ActionRecord],
+    cache_path: CacheLocation,
+    dataset: str,
+    version: str = PROMPT_VERSION,
 ) -> Iterator[dict[str, Any]]:
     """Pass two: one `thoughts` row per action, in episode order, from the cache."""
-    with CallCache(cache_path) as cache:
+    with open_cache(cache_path) as cache:
         for start in range(0, len(records), LOOKUP_CHUNK):
             chunk = records[start : start + LOOKUP_CHUNK]
             calls = cache.get_many(r.key for r in chunk if r.status != "deferred")

@@ -3,30 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from bigaction_assets.event_marks import GENERATED
-from bigaction_assets.lake import partition_path
+from bigaction_assets.lake import Lake, partition_exists, partition_url
 
 
 def add_generated_thoughts(
     con: duckdb.DuckDBPyConnection,
-    lake: Path,
+    lake: Lake,
     key: str,
     batch: Iterable[tuple[Mapping[str, Any], Sequence[MutableMapping[str, Any]]]],
 ) -> None:
     """Give each event of the batch with no recorded thought its generated one, if the thoughts
     table of partition `key` holds it, marking it `thought_generated`. A recorded thought is
     never replaced."""
-    path = partition_path(lake, "thoughts", "thoughts", key)
     batch = list(batch)
-    if not path.exists() or not batch:
+    if not batch or not partition_exists(lake, "thoughts", "thoughts", key):
         return
     episode_ids = [str(episode["episode_id"]) for episode, _ in batch]
-    source = path.as_posix().replace("'", "''")
+    source = partition_url(lake, "thoughts", "thoughts", key).replace("'", "''")
     found = con.execute(
         f"""select episode_id, idx, thought from read_parquet('{source}')
         where status = 'generated' and episode_id in (select unnest(?))""",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from bigaction_assets.lake import Lake
 from bigaction_assets.llm.client import Messages
 from bigaction_assets.sft.inputs import iter_episodes
 from bigaction_assets.thoughts.context import (
@@ -52,14 +52,14 @@ def episode_requests(
 
 
 def iter_thought_requests(
-    lake: Path, key: str, settings: ContextSettings, version: str = PROMPT_VERSION
+    lake: Lake, key: str, settings: ContextSettings, version: str = PROMPT_VERSION
 ) -> Iterator[ThoughtRequest]:
     """Every request of one dataset partition, episode by episode, in the order written."""
     for episode, events, pages in iter_episodes(lake, key):
         yield from episode_requests(episode, events, pages, settings, version)
 
 
-def count_actions_without_thought(lake: Path, key: str) -> int:
+def count_actions_without_thought(lake: Lake, key: str) -> int:
     """How many actions of a partition would need a thought (no prompts built)."""
     return sum(
         sum(1 for event in events if needs_thought(event))

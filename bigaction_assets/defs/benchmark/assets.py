@@ -87,9 +87,9 @@ def benchmark_snapshot(
     splits: Counter[str] = Counter()
     preview: list[dict[str, Any]] = []
     schema = arrow_schema(BenchmarkSnapshotSchema)
-    with open_partition(lake.root, GROUP, "benchmark_snapshot", key, schema) as writer:
+    with open_partition(lake.store, GROUP, "benchmark_snapshot", key, schema) as writer:
         sink = ValidatedSink(BenchmarkSnapshotSchema, writer)
-        for episode, events, candidates, pages in iter_benchmark_episodes(lake.root, key):
+        for episode, events, candidates, pages in iter_benchmark_episodes(lake.store, key):
             for row in episode_rows(episode, events, candidates, pages, settings):
                 sink.add(row)
                 splits[row["split"] or "unknown"] += 1
@@ -104,7 +104,7 @@ def benchmark_snapshot(
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
-            **totals_across_partitions(lake.root, GROUP, "benchmark_snapshot"),
+            **totals_across_partitions(lake.store, GROUP, "benchmark_snapshot"),
             "valid_steps": sink.total - sum(invalid.values()),
             "invalid_by_reason": dict(sorted(invalid.items())),
             "steps_by_split": dict(sorted(splits.items())),
@@ -136,12 +136,14 @@ def eval_results(
         context.log.warning(f"{problem.file}:{problem.line}: {problem.reason}")
     key = context.partition_key
     # live models (model_answers) are scored exactly as files are; a file's model comes first
-    live = live_predictions(lake.root, key)
+    live = live_predictions(lake.store, key)
     predictions = {**live, **predictions}
     statuses: Counter[str] = Counter()
-    with open_partition(lake.root, GROUP, "eval_results", key, arrow_schema(EvalResultSchema)) as w:
+    with open_partition(
+        lake.store, GROUP, "eval_results", key, arrow_schema(EvalResultSchema)
+    ) as w:
         sink = ValidatedSink(EvalResultSchema, w)
-        for result in evaluate_rows(snapshot_rows(lake.root, key, EVAL_COLUMNS), predictions):
+        for result in evaluate_rows(snapshot_rows(lake.store, key, EVAL_COLUMNS), predictions):
             sink.add(result)
             statuses[f"{result['model']}: {result['status']}"] += 1
         sink.flush()
@@ -149,7 +151,7 @@ def eval_results(
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
-            **totals_across_partitions(lake.root, GROUP, "eval_results"),
+            **totals_across_partitions(lake.store, GROUP, "eval_results"),
             "prediction_files": [str(f) for f in files],
             "live_models": sorted({model for model, _, _ in live}),
             "results_by_status": dict(sorted(statuses.items())),
@@ -171,15 +173,24 @@ def eval_results(
 def leaderboard(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
     """One row per (model, split), plus `all`: micro and macro scores over valid steps."""
     columns = list(EvalResultSchema.to_schema().columns)
-    rows = leaderboard_rows(iter_table_rows(lake.root, GROUP, "eval_results", columns))
-    write_partition(lake.root, GROUP, "leaderboard", "all", frame(LeaderboardSchema, rows))
+    rows = leaderboard_rows(iter_table_rows(lake.store, GROUP, "eval_results", columns))
+    write_partition(lake.store, GROUP, "leaderboard", "all", frame(LeaderboardSchema, rows))
     overall = [row for row in rows if row["split"] == ALL_SPLITS]
     chart = leaderboard_svg(overall, "Web benchmark: every split")
     table = markdown_table(rows)
-    out = Path(lake.data_dir) / GROUP
-    out.mkdir(parents=True, exist_ok=True)
-    write_durably(out / "leaderboard.md", (table + "\n").encode())  # kept when unchanged
-    write_durably(out / "leaderboard.svg", chart.encode())
+    files = {"leaderboard.md": (table + "\n").encode(), "leaderboard.svg": chart.encode()}
+    store = lake.store
+    if isinstance(store, Path):
+        out = Path(lake.data_dir) / GROUP
+        out.mkdir(parents=True, exist_ok=True)
+        for name, data in files.items():
+            write_durably(out / name, data)  # kept when unchanged
+        chart_at = str(out / "leaderboard.svg")
+    else:  # beside an object-store lake, as data/benchmark/ is beside data/lake/
+        outputs = store.beside(GROUP)
+        for name, data in files.items():
+            outputs.put_bytes(data, outputs.key(name))  # not uploaded when unchanged
+        chart_at = outputs.url(outputs.key("leaderboard.svg"))
     lake.refresh_catalog(context.log)
     image = base64.b64encode(chart.encode()).decode()
     return dg.MaterializeResult(
@@ -188,7 +199,7 @@ def leaderboard(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
             "leaderboard": dg.MetadataValue.md(
                 f"{table}\n\n![leaderboard](data:image/svg+xml;base64,{image})"
             ),
-            "chart": dg.MetadataValue.path(str(out / "leaderboard.svg")),
+            "chart": dg.MetadataValue.path(chart_at),
             "models": sorted({row["model"] for row in rows}),
         }
     )

@@ -52,14 +52,14 @@ def model_answers_asset(llm: LLMResource) -> dg.AssetsDefinition:
         if not llm.configured:
             kept = keep_without_model(context, lake, GROUP, "model_answers", ModelAnswerSchema)
             metadata = {"llm": NO_MODEL, "how_to_configure": HOW_TO_CONFIGURE}
-            totals = totals_across_partitions(lake.root, GROUP, "model_answers")
+            totals = totals_across_partitions(lake.store, GROUP, "model_answers")
             return dg.MaterializeResult(metadata={**metadata, "dagster/row_count": kept, **totals})
         config = llm.config()
-        others = kept_answers(lake.root, key, config.client.model)
-        run = ask_live_model(lake.root, key, config, lake.llm_cache, context.run.run_id)
+        others = kept_answers(lake.store, key, config.client.model)
+        run = ask_live_model(lake.store, key, config, lake.llm_cache, context.run.run_id)
         statuses = Counter(row["status"] for row in run.rows)
         schema = arrow_schema(ModelAnswerSchema)
-        with open_partition(lake.root, GROUP, "model_answers", key, schema) as out:
+        with open_partition(lake.store, GROUP, "model_answers", key, schema) as out:
             sink = ValidatedSink(ModelAnswerSchema, out)
             for row in [*others, *run.rows]:
                 sink.add(row)
@@ -69,7 +69,7 @@ def model_answers_asset(llm: LLMResource) -> dg.AssetsDefinition:
         return dg.MaterializeResult(
             metadata={
                 "dagster/row_count": sink.total,
-                **totals_across_partitions(lake.root, GROUP, "model_answers"),
+                **totals_across_partitions(lake.store, GROUP, "model_answers"),
                 **calls_metadata(llm, run.stats),
                 "steps_answered_by_status": dict(sorted(statuses.items())),
                 "invalid_steps_not_asked": run.invalid_steps,

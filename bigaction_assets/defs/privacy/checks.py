@@ -27,9 +27,9 @@ def forgotten_users_absent(asset: str, group: str) -> dg.AssetChecksDefinition:
         description="No row of a sender who asked to be forgotten (pseudonyms and episodes).",
     )
     def _check(context: dg.AssetCheckExecutionContext, lake: LakeResource) -> dg.AssetCheckResult:
-        forgotten = load_forgotten(lake.root, lake.landing)
+        forgotten = load_forgotten(lake.store, lake.landing)
         partitions = run_partitions(context, asset)
-        offenders = table_offenders(lake.root, group, asset, forgotten, partitions)
+        offenders = table_offenders(lake.store, group, asset, forgotten, partitions)
         result = offenders_result(offenders, WHAT)
         scope = "every partition" if partitions is None else ", ".join(partitions)
         return result.with_metadata({**result.metadata, "partitions_checked": scope})
@@ -76,7 +76,7 @@ reward_examples_forgotten = forgotten_users_absent("reward_examples", "reward")
     description="The annotation app's store holds no item or label of a forgotten sender.",
 )
 def annotation_store_forgotten(lake: LakeResource) -> dg.AssetCheckResult:
-    forgotten = load_forgotten(lake.root, lake.landing)
+    forgotten = load_forgotten(lake.store, lake.landing)
     stored = lake.annotation_store.is_file()
     held = open_store(lake).items_of(forgotten.episodes) if stored else set()
     offenders = [{"file": f"store item {item}", "rows": 1} for item in sorted(held)]

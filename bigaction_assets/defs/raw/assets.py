@@ -2,6 +2,7 @@
 
 from collections import Counter
 from contextlib import nullcontext
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -32,15 +33,16 @@ def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
     adapter, dataset = split_partition_key(context.partition_key)
     files = ingest.dataset_files(lake.landing, adapter, dataset)
     # records of senders who asked to be forgotten never reach the lake again (counted)
-    withhold = sender_filter(adapter, lake.root, lake.landing)
+    withhold = sender_filter(adapter, lake.store, lake.landing)
     errors: Counter[str] = Counter()
     preview: list[dict] = []
     schema = arrow_schema(RawRecordSchema)
     # Standardize in this same pass (see `staging`), except records of people, which must not
-    # sit anywhere an erasure does not look.
+    # sit anywhere an erasure does not look, and on an object store, where the hand-over's
+    # rename is not atomic (the standardize step then reads the raw table, as it can always do).
     staged = (
         None
-        if getattr(adapter, "holds_personal_data", False)
+        if getattr(adapter, "holds_personal_data", False) or not lake.is_local
         else staging.StagedTables(
             lake.root,
             GROUP,
@@ -51,7 +53,7 @@ def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
     )
     with (
         staged or nullcontext(),
-        open_partition(lake.root, "raw", "raw_records", context.partition_key, schema) as writer,
+        open_partition(lake.store, "raw", "raw_records", context.partition_key, schema) as writer,
         ingest.collection_paused(),
     ):
         sink = ValidatedSink(RawRecordSchema, writer, max_chars=ingest.SINK_CHARS)
@@ -66,12 +68,12 @@ def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
         staging.read_and_stage(adapter, dataset, files, lake.landing, add, staged, withhold)
         sink.flush()
     if staged is not None:
-        staged.finish(writer.final_path)
+        staged.finish(Path(writer.final_path))
     lake.refresh_catalog(context.log)
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
-            **totals_across_partitions(lake.root, "raw", "raw_records"),
+            **totals_across_partitions(lake.store, "raw", "raw_records"),
             "files": [str(path) for path in files],
             "input_bytes": sum(path.stat().st_size for path in files),
             "landing_fingerprint": ingest.dataset_fingerprint(

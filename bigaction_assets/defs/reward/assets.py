@@ -1,6 +1,7 @@
 """Reward stage: items to label into the app's store, its labels into the lake, and the reward
 training sets (judge conversations, preference pairs) from them and the bundled reward data."""
 
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -61,13 +62,13 @@ def annotation_items(
     config: AnnotationItemsConfig,
 ) -> dg.MaterializeResult:
     """One row per item people can label (web step, proactive turn); loaded into the app."""
-    forgotten = load_forgotten(lake.root, lake.landing).episodes
+    forgotten = load_forgotten(lake.store, lake.landing).episodes
     rows = [
         item
-        for item in find_items(lake.root, config.datasets, config.per_dataset)
+        for item in find_items(lake.store, config.datasets, config.per_dataset)
         if item["episode_id"] not in forgotten
     ]
-    write_partition(lake.root, GROUP, "annotation_items", "all", frame(AnnotationItemSchema, rows))
+    write_partition(lake.store, GROUP, "annotation_items", "all", frame(AnnotationItemSchema, rows))
     store = open_store(lake)
     erased = store.forget_episodes(forgotten)
     loaded = [{**row, "kind": row["item_kind"]} for row in rows]
@@ -98,11 +99,11 @@ def annotations(
 ) -> dg.MaterializeResult:
     """One row per human judgement: an annotator's latest label on an item."""
     store = open_store(lake)
-    erased = store.forget_episodes(load_forgotten(lake.root, lake.landing).episodes)
+    erased = store.forget_episodes(load_forgotten(lake.store, lake.landing).episodes)
     revision = store.latest_revision()
     labels = list(store.export_labels())
     rows = list(annotation_rows(labels))
-    write_partition(lake.root, GROUP, "annotations", "all", frame(AnnotationSchema, rows))
+    write_partition(lake.store, GROUP, "annotations", "all", frame(AnnotationSchema, rows))
     candidates = {
         label["item_id"]: len(label["payload"].get("candidate_tasks") or ()) for label in labels
     }
@@ -133,11 +134,19 @@ def reward_examples(
 ) -> dg.MaterializeResult:
     """One row per training example: a judge conversation or a preference pair."""
     settings = RewardSettings(config.test_per_category, config.seed, config.web_test_share)
-    rows, counts = build_reward_examples(lake.root, settings)
+    rows, counts = build_reward_examples(lake.store, settings)
     table = frame(RewardExampleSchema, rows)
-    write_partition(lake.root, GROUP, "reward_examples", "all", table)
-    out = Path(lake.data_dir) / GROUP / "llama_factory"
-    files = write_reward_files(rows, out)
+    write_partition(lake.store, GROUP, "reward_examples", "all", table)
+    store = lake.store
+    if isinstance(store, Path):
+        out = str(Path(lake.data_dir) / GROUP / "llama_factory")
+        files = write_reward_files(rows, Path(out))
+    else:  # beside an object-store lake, as data/reward/ is beside data/lake/
+        outputs = store.beside(GROUP).child("llama_factory")
+        with tempfile.TemporaryDirectory(prefix="bigaction-reward-") as folder:
+            files = write_reward_files(rows, Path(folder))
+            outputs.publish_folder(Path(folder))
+        out = outputs.uri
     lake.refresh_catalog(context.log)
     preview = [{c: row[c] for c in ("example_id", "kind", "category", "split")} for row in rows[:5]]
     return dg.MaterializeResult(
@@ -145,7 +154,7 @@ def reward_examples(
             "dagster/row_count": len(rows),
             **{key: dg.MetadataValue.json(value) for key, value in counts.items()},
             "files": dg.MetadataValue.json(files),
-            "path": dg.MetadataValue.path(str(out)),
+            "path": dg.MetadataValue.path(out),
             "preview": dg.MetadataValue.md(markdown_preview(preview)),
         }
     )

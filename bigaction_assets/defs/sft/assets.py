@@ -19,7 +19,7 @@ from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
 from bigaction_assets.sft.dedup import SeenContent
 from bigaction_assets.sft.examples import NOT_FOR_TRAINING, ExampleSettings
-from bigaction_assets.sft.files import write_sft_files
+from bigaction_assets.sft.files import publish_sft_files, write_sft_files
 from bigaction_assets.sft.images import IMAGE_TOKENS
 from bigaction_assets.sft.inputs import episode_count, iter_episodes
 from bigaction_assets.sft.parallel import render_episodes, worker_count
@@ -90,13 +90,13 @@ def sft_examples(
     duplicates, tokens, preview = 0, 0, []
     schema = arrow_schema(SftExampleSchema)
     with (
-        open_partition(lake.root, GROUP, "sft_examples", key, schema) as writer,
+        open_partition(lake.store, GROUP, "sft_examples", key, schema) as writer,
         SeenContent() as seen,  # content digests: a set, then a scratch file on disk
     ):
         # a contract check costs ~25 ms however few rows: check fewer, larger batches
         sink = ValidatedSink(SftExampleSchema, writer, max_rows=20_000, max_chars=64 << 20)
-        episodes = iter_episodes(lake.root, key, with_generated_thoughts=True)
-        workers = worker_count(config.workers, episode_count(lake.root, key))
+        episodes = iter_episodes(lake.store, key, with_generated_thoughts=True)
+        workers = worker_count(config.workers, episode_count(lake.store, key))
         for outcome in render_episodes(episodes, settings, workers):
             if outcome.skipped is not None:
                 skip = outcome.skipped
@@ -121,7 +121,7 @@ def sft_examples(
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
-            **totals_across_partitions(lake.root, GROUP, "sft_examples"),
+            **totals_across_partitions(lake.store, GROUP, "sft_examples"),
             "examples_by_split": dict(sorted(splits.items())),
             "thought_sources": dict(sorted(thoughts.items())),
             "duplicates_dropped": duplicates,
@@ -144,8 +144,12 @@ def sft_examples(
 )
 def sft_files(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
     """One JSONL file per SFT format and split, across datasets, with dataset_info.json."""
-    out = Path(lake.data_dir) / GROUP
-    summary: dict[str, Any] = write_sft_files(lake.root, out)
+    store = lake.store
+    if isinstance(store, Path):
+        out: str = str(Path(lake.data_dir) / GROUP)
+        summary: dict[str, Any] = write_sft_files(store, Path(out))
+    else:  # an object-store lake: the files go beside it, for every worker and reader
+        out, summary = store.beside(GROUP).uri, publish_sft_files(store)
     context.log.info(f"SFT files in {out}")
     return dg.MaterializeResult(
         metadata={

@@ -25,7 +25,7 @@ def _rows_and_sample(
     being checked (of every partition in a run without one), a row group at a time."""
     partition = context.partition_key if context.has_partition_key else None
     return iter_rows_and_sample(
-        lake.root,
+        lake.store,
         GROUP,
         "sft_examples",
         light,

@@ -99,7 +99,11 @@ def standardized_tables(
     adapter, dataset = split_partition_key(context.partition_key)
     key = context.partition_key
     # The raw step standardized the records in its own pass when it could (see `staging`).
-    staged = staging.take(lake.root, GROUP, key, list(TABLES), STANDARDIZE_VERSION)
+    staged = (  # never on an object store: its raw step stages nothing
+        staging.take(lake.root, GROUP, key, list(TABLES), STANDARDIZE_VERSION)
+        if lake.is_local
+        else None
+    )
     if staged is None:
         totals, previews, reasons, tallies = _standardize_raw_table(lake, adapter, dataset, key)
     else:
@@ -118,7 +122,7 @@ def standardized_tables(
         preview = [{c: row.get(c) for c in shown} for row in previews[name]]
         metadata: dict[str, Any] = {
             "dagster/row_count": totals[name],
-            **totals_across_partitions(lake.root, GROUP, name),
+            **totals_across_partitions(lake.store, GROUP, name),
             "preview": dg.MetadataValue.md(markdown_preview(preview)),
         }
         if name in ("episodes", "rejects"):
@@ -144,29 +148,29 @@ def _standardize_raw_table(
             name: ValidatedSink(
                 model,
                 stack.enter_context(
-                    open_partition(lake.root, GROUP, name, key, arrow_schema(model))
+                    open_partition(lake.store, GROUP, name, key, arrow_schema(model))
                 ),
                 max_rows=ingest.SINK_ROWS,
                 max_chars=ingest.SINK_CHARS,
             )
             for name, (model, _, _) in TABLES.items()
         }
-        index = read_partition(lake.root, "raw", "raw_records", key, ["record_id", "error"])
+        index = read_partition(lake.store, "raw", "raw_records", key, ["record_id", "error"])
         # a raw table built before a forget request (and not yet erased) still holds the
         # sender's records: they are withheld here too, and counted
-        withhold = sender_filter(adapter, lake.root, lake.landing)
+        withhold = sender_filter(adapter, lake.store, lake.landing)
         rows = itertools.chain(
             ingest.unreadable_rejects(
                 adapter,
                 dataset,
-                withhold.keep(ingest.raw_partition_rows(lake.root, key, unreadable=True)),
+                withhold.keep(ingest.raw_partition_rows(lake.store, key, unreadable=True)),
             )
             if index["error"].null_count() < index.height
             else (),
             ingest.standardize(
                 adapter,
                 dataset,
-                withhold.keep(ingest.raw_partition_rows(lake.root, key, unreadable=False)),
+                withhold.keep(ingest.raw_partition_rows(lake.store, key, unreadable=False)),
                 ingest.repeated_ids(index["record_id"]),
                 ImageResolver(lake.landing, adapter.name, dataset),
             ),

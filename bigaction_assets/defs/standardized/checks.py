@@ -61,8 +61,8 @@ class RejectRateConfig(dg.Config):
 def reject_rate_under_threshold(
     lake: LakeResource, config: RejectRateConfig
 ) -> dg.AssetCheckResult:
-    with query_connection() as con:
-        rates = quality.reject_rates(con, lake.root)
+    with query_connection(lake.store) as con:
+        rates = quality.reject_rates(con, lake.store)
     over = [r for r in rates if r["reject_rate"] > config.max_reject_rate]
     return dg.AssetCheckResult(
         passed=not over,
@@ -90,5 +90,5 @@ class ImagesDecodeConfig(dg.Config):
 )
 def images_decode(lake: LakeResource, config: ImagesDecodeConfig) -> dg.AssetCheckResult:
     return offenders_result(
-        undecodable_images(lake.root, config.decoded_share), "images that do not decode as stored"
+        undecodable_images(lake.store, config.decoded_share), "images that do not decode as stored"
     )

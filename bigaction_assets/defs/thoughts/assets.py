@@ -76,11 +76,11 @@ def thoughts_asset(llm: LLMResource) -> dg.AssetsDefinition:
             config.representation,
         )  # fmt: skip
         run = ask_for_thoughts(
-            lake.root, key, llm.config(), lake.llm_cache, context.run.run_id, settings
+            lake.store, key, llm.config(), lake.llm_cache, context.run.run_id, settings
         )
         statuses: Counter[str] = Counter()
         schema = arrow_schema(ThoughtSchema)
-        with open_partition(lake.root, GROUP, "thoughts", key, schema) as out:
+        with open_partition(lake.store, GROUP, "thoughts", key, schema) as out:
             sink = ValidatedSink(ThoughtSchema, out)
             for row in thought_rows(run.records, lake.llm_cache, key):
                 sink.add(row)
@@ -92,7 +92,7 @@ def thoughts_asset(llm: LLMResource) -> dg.AssetsDefinition:
             f"{key}: {stats.requests} calls, {stats.cache_hits} from cache, {dict(statuses)}"
         )
         metadata = _metadata(llm, stats, statuses, run.examples, sink.total)
-        totals = totals_across_partitions(lake.root, GROUP, "thoughts")
+        totals = totals_across_partitions(lake.store, GROUP, "thoughts")
         return dg.MaterializeResult(metadata={**metadata, **totals})
 
     return thoughts
@@ -117,13 +117,13 @@ def _without_model(
 ) -> dg.MaterializeResult:
     """No model: keep thoughts made earlier (no new information), else an empty table."""
     kept = keep_without_model(context, lake, GROUP, "thoughts", ThoughtSchema)
-    waiting = count_actions_without_thought(lake.root, key)
+    waiting = count_actions_without_thought(lake.store, key)
     context.log.info(f"{key}: {NO_MODEL}; {waiting} actions have no thought")
     return dg.MaterializeResult(
         metadata={
             "llm": NO_MODEL,
             "dagster/row_count": kept,
-            **totals_across_partitions(lake.root, GROUP, "thoughts"),
+            **totals_across_partitions(lake.store, GROUP, "thoughts"),
             "actions_without_thought": waiting,
             "how_to_configure": HOW_TO_CONFIGURE,
         }

@@ -1,0 +1,144 @@
+"""Starting and stopping a whole local cluster, each service once it can be used."""
+
+from __future__ import annotations
+
+import shutil
+import time
+import urllib.request
+from collections.abc import Callable
+
+import yaml
+
+from bigaction_assets.cluster import backing, graphql, processes
+from bigaction_assets.cluster.layout import (
+    INSTANCE_SETTINGS,
+    LOCATION_NAME,
+    ClusterLayout,
+    ClusterState,
+    service_env,
+)
+from bigaction_assets.cluster.settings import BACKEND_ENV, BROKER_ENV, CELERY_SETTINGS
+
+READY_SECONDS = 180  # the code location loads in ~10 s here; more on a busy machine
+
+
+def wait_until(
+    condition: Callable[[], object], what: str, layout: ClusterLayout, names: list[str]
+) -> None:
+    """Polls `condition` until it holds; fails at once when one of the named processes died."""
+    deadline = time.monotonic() + READY_SECONDS
+    while not condition():
+        for name in names:
+            pid = processes.pid_of(layout, name)
+            if pid is None or not processes.group_alive(pid):
+                log = layout.logs / f"{name}.log"
+                tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
+                raise backing.ServiceError(
+                    f"{name} stopped before {what} was ready ({log}):\n{tail}"
+                )
+        if time.monotonic() > deadline:
+            raise backing.ServiceError(
+                f"{what} not ready within {READY_SECONDS} s; see {layout.logs}"
+            )
+        time.sleep(0.5)
+
+
+def write_settings(layout: ClusterLayout, state: ClusterState) -> None:
+    """The instance settings (kept when edited), the workspace and the workers' Celery config."""
+    layout.dagster_home.mkdir(parents=True, exist_ok=True)
+    settings = layout.dagster_home / "dagster.yaml"
+    if not settings.exists():
+        shutil.copy(INSTANCE_SETTINGS, settings)
+    workspace = {
+        "load_from": [
+            {
+                "grpc_server": {
+                    "host": "127.0.0.1",
+                    "port": state.ports.code_server,
+                    "location_name": LOCATION_NAME,
+                }
+            }
+        ]
+    }
+    layout.services.mkdir(parents=True, exist_ok=True)
+    layout.workspace.write_text(yaml.safe_dump(workspace))
+    # the workers take the same broker and settings as the executor in the runs
+    celery = {
+        "broker": {"env": BROKER_ENV},
+        "backend": {"env": BACKEND_ENV},
+        "config_source": CELERY_SETTINGS,
+    }
+    layout.celery_config.write_text(yaml.safe_dump({"execution": {"config": celery}}))
+
+
+def _serving(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/server_info", timeout=2) as reply:
+            return reply.status == 200
+    except OSError:
+        return False
+
+
+def workers_answering(state: ClusterState, names: list[str]) -> bool:
+    """Whether every named Celery worker answers a ping through the broker."""
+    from celery import Celery
+
+    app = Celery("dagster", broker=state.redis_url, backend=state.redis_url)
+    try:
+        replies = app.control.ping(timeout=1.0)
+    finally:
+        app.close()
+    answered = {name.split("@", 1)[0] for reply in replies for name in reply}
+    return set(names) <= answered
+
+
+def up(layout: ClusterLayout, base_env: dict[str, str] | None = None) -> ClusterState:
+    """Starts what is not running yet, in order, and returns the cluster's ports."""
+    backing.install_packages()
+    state = ClusterState.load(layout.state_file) or ClusterState.fresh()
+    state.save(layout.state_file)
+    write_settings(layout, state)
+    backing.start_postgres(layout, state)
+    backing.start_redis(layout, state)
+    env = service_env(layout, state, base_env)
+    started = processes.commands(layout, state)
+    workers = processes.worker_names()
+    # the workers load their code beside the code server; only the daemon must wait (below)
+    for name in ("code-server", "webserver", *workers):
+        processes.start(layout, name, started[name], env)
+    url = state.webserver_url
+    serving = ["code-server", "webserver"]
+    wait_until(lambda: _serving(url), "Dagster's webserver", layout, serving)
+    wait_until(lambda: graphql.location_loaded(url), "the code location", layout, serving)
+    # before the daemon starts: its sensors would start runs of their own beside ours
+    graphql.pause_automation(url)
+    processes.start(layout, "daemon", started["daemon"], env)
+    everything = [*serving, "daemon", *workers]
+    wait_until(lambda: graphql.daemons_healthy(url), "Dagster's daemon", layout, everything)
+    wait_until(lambda: workers_answering(state, workers), "the workers", layout, everything)
+    return state
+
+
+def down(layout: ClusterLayout) -> None:
+    """Stops every process of the cluster (those that submit work first), then Redis and
+    PostgreSQL; the data stays for the next `up`."""
+    state = ClusterState.load(layout.state_file)
+    recorded = sorted(path.stem for path in layout.pids.glob("*.pid"))
+    workers = [name for name in recorded if name not in ("webserver", "daemon", "code-server")]
+    processes.stop(layout, ["webserver", "daemon", *workers])  # nothing new is submitted
+    processes.stop(layout, ["code-server"])  # then the runs it launched
+    if state is not None:
+        backing.stop_redis(layout, state)
+    backing.stop_postgres(layout)
+
+
+def listening(state: ClusterState) -> list[str]:
+    """Where each service listens, for a person to read."""
+    ports = state.ports
+    return [
+        f"  Dagster UI:        {state.webserver_url}",
+        f"  PostgreSQL:        127.0.0.1:{ports.postgres} (database dagster, user bigaction)",
+        f"  Redis (broker):    {state.redis_url}",
+        f"  code server:       127.0.0.1:{ports.code_server} (gRPC, location {LOCATION_NAME})",
+        f"  Celery workers:    {', '.join(processes.worker_names())} (one step at a time each)",
+    ]

@@ -1,0 +1,176 @@
+"""Where a local cluster keeps its state, its ports and its processes' environment."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from bigaction_assets.cluster.settings import BACKEND_ENV, BROKER_ENV, CELERY, EXECUTOR_ENV
+from bigaction_assets.settings import (
+    DATA_DIR_ENV,
+    LANDING_DIR_ENV,
+    LLM_CACHE_URL_ENV,
+    PROJECT_ROOT,
+    Paths,
+)
+
+CLUSTER_DIR_ENV = "BIGACTION_CLUSTER_DIR"
+POSTGRES_URL_ENV = "BIGACTION_POSTGRES_URL"
+INSTANCE_SETTINGS = PROJECT_ROOT / "deploy" / "cluster" / "dagster.yaml"
+LOCATION_NAME = "bigaction"
+DATABASE = "dagster"
+LLM_CACHE_DATABASE = "llm_cache"
+"""The LLM call cache every worker shares (llm/cache_postgres.py), beside Dagster's own."""
+DATABASE_USER = "bigaction"
+WORKERS = 2
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on now (other engineers' servers share this machine)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class Ports:
+    postgres: int
+    redis: int
+    code_server: int
+    webserver: int
+
+    @classmethod
+    def free(cls) -> Ports:
+        return cls(free_port(), free_port(), free_port(), free_port())
+
+
+@dataclass(frozen=True)
+class ClusterState:
+    """What a started cluster must remember: its ports and its database password."""
+
+    ports: Ports
+    postgres_password: str
+
+    @classmethod
+    def fresh(cls) -> ClusterState:
+        return cls(Ports.free(), secrets.token_urlsafe(18))
+
+    def libpq_url(self, database: str = DATABASE) -> str:
+        return (
+            f"postgresql://{DATABASE_USER}:{self.postgres_password}"
+            f"@127.0.0.1:{self.ports.postgres}/{database}"
+        )
+
+    @property
+    def postgres_url(self) -> str:
+        """For dagster-postgres: SQLAlchemy 2.1 reads a bare `postgresql://` as psycopg 3, which
+        it does not install; it ships psycopg2."""
+        return self.libpq_url().replace("postgresql://", "postgresql+psycopg2://", 1)
+
+    @property
+    def redis_url(self) -> str:
+        return f"redis://127.0.0.1:{self.ports.redis}/0"
+
+    @property
+    def webserver_url(self) -> str:
+        return f"http://127.0.0.1:{self.ports.webserver}"
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600)  # the password is in it
+        path.write_text(json.dumps(asdict(self), indent=2))
+
+    @classmethod
+    def load(cls, path: Path) -> ClusterState | None:
+        if not path.is_file():
+            return None
+        raw = json.loads(path.read_text())
+        return cls(Ports(**raw["ports"]), raw["postgres_password"])
+
+
+@dataclass(frozen=True)
+class ClusterLayout:
+    """A cluster's folders: the factory's data (lake, SFT files, release, Dagster home) in
+    `data_dir` as under `make demo`, and the services' own files in `data_dir/services`."""
+
+    data_dir: Path
+    landing: Path
+
+    @classmethod
+    def from_env(cls) -> ClusterLayout:
+        """`BIGACTION_CLUSTER_DIR`, else `cluster/` in the data folder `make demo` uses."""
+        paths = Paths.from_env()
+        default = paths.lake.parent / "cluster"
+        data_dir = Path(os.environ.get(CLUSTER_DIR_ENV) or default).resolve()
+        return cls(data_dir=data_dir, landing=paths.landing)
+
+    @property
+    def services(self) -> Path:
+        return self.data_dir / "services"
+
+    @property
+    def postgres_data(self) -> Path:
+        return self.services / "postgres"
+
+    @property
+    def redis_dir(self) -> Path:
+        return self.services / "redis"
+
+    @property
+    def logs(self) -> Path:
+        return self.services / "logs"
+
+    @property
+    def pids(self) -> Path:
+        return self.services / "pids"
+
+    @property
+    def state_file(self) -> Path:
+        return self.services / "cluster.json"
+
+    @property
+    def workspace(self) -> Path:
+        return self.services / "workspace.yaml"
+
+    @property
+    def celery_config(self) -> Path:
+        return self.services / "celery.yaml"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.data_dir / "dagster"
+
+    def paths(self) -> Paths:
+        return Paths(
+            landing=self.landing,
+            lake=self.data_dir / "lake",
+            catalog=self.data_dir / "bigaction.duckdb",
+        )
+
+
+def service_env(
+    layout: ClusterLayout, state: ClusterState, base: dict[str, str] | None = None
+) -> dict[str, str]:
+    """The environment of every Dagster process and worker of the cluster: `base` (the caller's
+    own, so model and Hub settings reach the workers) with the cluster profile on top."""
+    env = dict(os.environ if base is None else base)
+    bin_dir = str(Path(sys.executable).parent)  # `celery` and `dagster` of this environment
+    env["PATH"] = os.pathsep.join([bin_dir, env.get("PATH", "")])
+    env.update(
+        {
+            "DAGSTER_HOME": str(layout.dagster_home),
+            DATA_DIR_ENV: str(layout.data_dir),
+            LANDING_DIR_ENV: str(layout.landing),
+            EXECUTOR_ENV: CELERY,
+            BROKER_ENV: state.redis_url,
+            BACKEND_ENV: state.redis_url,
+            POSTGRES_URL_ENV: state.postgres_url,
+            LLM_CACHE_URL_ENV: state.libpq_url(LLM_CACHE_DATABASE),
+        }
+    )
+    return env

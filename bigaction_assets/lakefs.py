@@ -1,0 +1,276 @@
+"""The lake's root as a URI, a local folder or `s3://bucket/prefix`, reached through pyarrow.fs.
+
+A local root (a path, or `file://`) is the default and is handled by lake.py exactly as before;
+an `s3://` root is any S3-protocol store (AWS S3, MinIO, GCS's S3 API, moto's server). Objects
+are written whole or not at all: a partition is written to a local spool file, uploaded under a
+hidden temporary key beside its final one, and moved onto it by a server-side copy, which S3
+makes visible in one step. (pyarrow's S3 output stream would complete its multipart upload when
+it is closed on an error, publishing half a file under the final key: hence the detour.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+
+LAKE_URI_ENV = "BIGACTION_LAKE_URI"
+ENDPOINT_ENV = "AWS_ENDPOINT_URL"
+"""The S3 endpoint (`http://127.0.0.1:9000` for a local server); unset means AWS itself."""
+REGION_ENV = "AWS_REGION"
+DEFAULT_REGION = "us-east-1"
+CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class S3Settings:
+    """Where and as whom to reach an S3-protocol store, read once from the standard AWS
+    variables and handed to both pyarrow (writes, reads) and s3fs (DuckDB's reads), so the two
+    libraries can never disagree about which store they talk to."""
+
+    endpoint: str | None
+    region: str
+    access_key: str | None
+    secret_key: str | None
+
+    @classmethod
+    def from_env(cls) -> S3Settings:
+        return cls(
+            endpoint=os.environ.get(ENDPOINT_ENV) or None,
+            region=os.environ.get(REGION_ENV) or os.environ.get("AWS_DEFAULT_REGION") or "",
+            access_key=os.environ.get("AWS_ACCESS_KEY_ID") or None,
+            secret_key=os.environ.get("AWS_SECRET_ACCESS_KEY") or None,
+        )
+
+    def pyarrow(self) -> pafs.S3FileSystem:
+        options: dict[str, Any] = {"region": self.region or DEFAULT_REGION}
+        if self.endpoint:
+            parsed = urlparse(self.endpoint)
+            options |= {"endpoint_override": parsed.netloc, "scheme": parsed.scheme or "https"}
+        if self.access_key and self.secret_key:
+            options |= {"access_key": self.access_key, "secret_key": self.secret_key}
+        return pafs.S3FileSystem(**options)
+
+    def fsspec(self) -> Any:
+        """An s3fs filesystem on the same store, for `DuckDBPyConnection.register_filesystem`."""
+        import s3fs  # the cluster extra: only an s3:// lake needs it
+
+        client: dict[str, Any] = {"region_name": self.region or DEFAULT_REGION}
+        if self.endpoint:
+            client["endpoint_url"] = self.endpoint
+        return s3fs.S3FileSystem(
+            key=self.access_key,
+            secret=self.secret_key,
+            client_kwargs=client,
+            skip_instance_cache=True,
+        )
+
+
+class ChangedWhileRead(RuntimeError):
+    """A partition was replaced by a newer one while it was being read; read it again."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"{key} was replaced while it was read; nothing was taken from it")
+
+
+@dataclass(frozen=True)
+class LakeRoot:
+    """A lake root on some filesystem.
+
+    Attributes:
+        uri: as configured (`/data/lake`, `s3://bucket/prefix`).
+        filesystem: the pyarrow filesystem holding it.
+        base: the root's path inside `filesystem` (`/data/lake`, `bucket/prefix`).
+        s3: the store's settings for an s3:// root; None for a local one.
+    """
+
+    uri: str
+    filesystem: pafs.FileSystem
+    base: str
+    s3: S3Settings | None = None
+
+    @property
+    def is_local(self) -> bool:
+        return self.s3 is None
+
+    def key(self, *parts: str) -> str:
+        """The filesystem path of `parts` under the root."""
+        return "/".join([self.base, *parts])
+
+    def url(self, key: str) -> str:
+        """A key as a URL that DuckDB (with `register` done) and people can read."""
+        return key if self.is_local else f"s3://{key}"
+
+    def list_parquet(self, *parts: str) -> list[str]:
+        """Keys of the Parquet files directly under `parts`, sorted; temporary keys (hidden,
+        not ending in `.parquet`) are never listed, so no reader meets a file being written."""
+        selector = pafs.FileSelector(self.key(*parts), allow_not_found=True)
+        return sorted(
+            info.path
+            for info in self.filesystem.get_file_info(selector)
+            if info.type == pafs.FileType.File
+            and info.base_name.endswith(".parquet")
+            and not info.base_name.startswith(".")
+        )
+
+    def list_dirs(self, *parts: str) -> list[str]:
+        """Names of the folders (common prefixes) directly under `parts`, sorted."""
+        selector = pafs.FileSelector(self.key(*parts), allow_not_found=True)
+        infos = self.filesystem.get_file_info(selector)
+        return sorted(i.base_name for i in infos if i.type == pafs.FileType.Directory)
+
+    def exists(self, key: str) -> bool:
+        return self.filesystem.get_file_info(key).type == pafs.FileType.File
+
+    def open(self, key: str) -> pa.NativeFile:
+        """A random-access reader (what Parquet needs: the footer first)."""
+        return self.filesystem.open_input_file(key)
+
+    def _stamp(self, key: str) -> tuple[int | None, int | None]:
+        info = self.filesystem.get_file_info(key)
+        return (info.size, info.mtime_ns) if info.type == pafs.FileType.File else (None, None)
+
+    @contextmanager
+    def consistent_read(self, key: str) -> Iterator[pa.NativeFile]:
+        """A reader of `key` that fails with ChangedWhileRead, never with mixed bytes, when the
+        object is replaced while it is read: a random-access read of an object is many ranged
+        GETs, and each may meet the newer object (a local file keeps its old inode instead)."""
+        before = self._stamp(key)
+        try:
+            with self.open(key) as handle:
+                yield handle
+        except (OSError, pa.ArrowException) as exc:
+            if self._stamp(key) != before:
+                raise ChangedWhileRead(key) from exc
+            raise
+        if self._stamp(key) != before:
+            raise ChangedWhileRead(key)
+
+    def read_bytes(self, key: str) -> bytes:
+        with self.open(key) as handle:
+            return handle.read()
+
+    def holds_same(self, spool: Path, key: str) -> bool:
+        """Whether the object at `key` has exactly the bytes of the local file `spool`."""
+        info = self.filesystem.get_file_info(key)
+        if info.type != pafs.FileType.File or info.size != spool.stat().st_size:
+            return False
+        with self.open(key) as remote, open(spool, "rb") as local:
+            while True:
+                left, right = local.read(CHUNK), remote.read(CHUNK)
+                if left != right:
+                    return False
+                if not left:
+                    return True
+
+    def put_file(self, spool: Path, key: str) -> bool:
+        """Publish the finished local file `spool` at `key` whole, or leave `key` as it was;
+        False when `key` already held these bytes (then nothing is written)."""
+        if self.holds_same(spool, key):
+            return False
+        directory, _, name = key.rpartition("/")
+        temporary = f"{directory}/.{name}.{uuid.uuid4().hex}.tmp"
+        local = pafs.LocalFileSystem()
+        try:
+            pafs.copy_files(
+                str(spool),
+                temporary,
+                source_filesystem=local,
+                destination_filesystem=self.filesystem,
+            )
+            uploaded = self.filesystem.get_file_info(temporary).size
+            if uploaded != spool.stat().st_size:  # never publish a short upload
+                raise OSError(f"upload of {key} stored {uploaded} of {spool.stat().st_size} bytes")
+            self.filesystem.move(temporary, key)  # S3: one server-side copy, then a delete
+        except BaseException:
+            _delete_quietly(self.filesystem, temporary)
+            raise
+        return True
+
+    def put_bytes(self, data: bytes, key: str) -> bool:
+        """`put_file` for a small payload held in memory (manifests, SFT files)."""
+        spool = spool_path()
+        try:
+            spool.write_bytes(data)
+            return self.put_file(spool, key)
+        finally:
+            spool.unlink(missing_ok=True)
+
+    def delete(self, key: str) -> None:
+        _delete_quietly(self.filesystem, key)
+
+    def beside(self, name: str) -> LakeRoot:
+        """A root next to this one (`s3://b/p/lake` -> `s3://b/p/<name>`): where the outputs
+        that are folders of files (SFT files, the release) are published."""
+        parent, _, _ = self.base.rpartition("/")
+        if not parent:
+            raise ValueError(f"lake URI {self.uri} has no folder above it for {name!r}")
+        uri = f"s3://{parent}/{name}" if self.s3 is not None else f"{parent}/{name}"
+        return LakeRoot(uri=uri, filesystem=self.filesystem, base=f"{parent}/{name}", s3=self.s3)
+
+    def child(self, name: str) -> LakeRoot:
+        """A root inside this one (`<root>/<name>`)."""
+        uri = f"{self.uri.rstrip('/')}/{name}"
+        return LakeRoot(uri=uri, filesystem=self.filesystem, base=self.key(name), s3=self.s3)
+
+    def publish_folder(self, folder: Path) -> dict[str, str]:
+        """Make the objects under this root the files of the local `folder`: each file published
+        whole (put_file; unchanged ones are not uploaded), then objects that are no file of it
+        any more deleted. Returns each file's URL by its path in `folder`."""
+        keys = {}
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            if not path.name.startswith("."):  # temporary files of a writer
+                keys[self.key(path.relative_to(folder).as_posix())] = path
+        for key, path in keys.items():
+            self.put_file(path, key)
+        selector = pafs.FileSelector(self.base, recursive=True, allow_not_found=True)
+        for info in self.filesystem.get_file_info(selector):
+            if info.type == pafs.FileType.File and info.path not in keys:
+                self.delete(info.path)
+        return {str(path): self.url(key) for key, path in keys.items()}
+
+
+def _delete_quietly(filesystem: pafs.FileSystem, key: str) -> None:
+    # gone already, or the store is away: there is nothing more to undo
+    with contextlib.suppress(FileNotFoundError, OSError):
+        filesystem.delete_file(key)
+
+
+def spool_path() -> Path:
+    """A fresh local file to write an object's bytes into before it is uploaded."""
+    handle, name = tempfile.mkstemp(prefix="bigaction-spool-", suffix=".tmp")
+    os.close(handle)
+    return Path(name)
+
+
+def parse_lake(uri: str | Path) -> LakeRoot:
+    """A lake root from a path or a URI; an unknown scheme is refused by name."""
+    text = str(uri)
+    parsed = urlparse(text)
+    if isinstance(uri, Path) or parsed.scheme in ("", "file") or len(parsed.scheme) == 1:
+        path = Path(parsed.path if parsed.scheme == "file" else text).resolve()
+        return LakeRoot(uri=text, filesystem=pafs.LocalFileSystem(), base=path.as_posix())
+    if parsed.scheme != "s3":
+        raise ValueError(
+            f"lake URI {text!r}: the lake lives on a local path or at s3://bucket/prefix"
+        )
+    if not parsed.netloc:
+        raise ValueError(f"lake URI {text!r} names no bucket (s3://bucket/prefix)")
+    settings = S3Settings.from_env()
+    base = "/".join(p for p in (parsed.netloc, parsed.path.strip("/")) if p)
+    return LakeRoot(uri=text, filesystem=settings.pyarrow(), base=base, s3=settings)
+
+
+def lake_uri(data_dir: Path) -> str:
+    """The configured lake root: `BIGACTION_LAKE_URI`, else `<data_dir>/lake`."""
+    return os.environ.get(LAKE_URI_ENV) or str(data_dir / "lake")

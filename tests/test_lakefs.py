@@ -1,0 +1,277 @@
+"""The lake's URI layer against a real S3-protocol server (moto's, started on 127.0.0.1): the
+same partition bytes as on a local disk, published whole, read back and queried by DuckDB."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pytest
+from s3_server import s3_server
+
+from bigaction_assets import lake
+from bigaction_assets.catalog import lake_tables, refresh_catalog
+from bigaction_assets.lakefs import ChangedWhileRead, LakeRoot, parse_lake
+
+SCHEMA = pa.schema([("id", pa.int64()), ("name", pa.string())])
+
+
+def numbers(count: int, name: str = "x") -> pl.DataFrame:
+    return pl.DataFrame({"id": list(range(count)), "name": [name] * count})
+
+
+@pytest.fixture(scope="module")
+def bucket() -> Iterator[str]:
+    with pytest.MonkeyPatch.context() as patch, s3_server(patch) as name:
+        yield name
+
+
+@pytest.fixture
+def s3_lake(bucket: str, request: pytest.FixtureRequest) -> LakeRoot:
+    """A fresh prefix of the bucket per test, read with the server's settings."""
+    with pytest.MonkeyPatch.context():
+        return parse_lake(f"s3://{bucket}/{request.node.name}/lake")
+
+
+def all_keys(root: LakeRoot) -> list[str]:
+    selector = pafs.FileSelector(root.base, recursive=True, allow_not_found=True)
+    infos = root.filesystem.get_file_info(selector)
+    return sorted(i.path for i in infos if i.type == pafs.FileType.File)
+
+
+# --- parsing --------------------------------------------------------------------------------
+
+
+def test_a_path_or_file_uri_is_a_local_root(tmp_path: Path) -> None:
+    for given in (tmp_path / "lake", str(tmp_path / "lake"), f"file://{tmp_path}/lake"):
+        root = parse_lake(given)
+        assert root.is_local and isinstance(root.filesystem, pafs.LocalFileSystem)
+        assert root.base == (tmp_path / "lake").as_posix()
+        assert lake.local_root(root) == tmp_path / "lake"
+
+
+def test_an_s3_uri_names_bucket_and_prefix(bucket: str) -> None:
+    root = parse_lake(f"s3://{bucket}/some/prefix/")
+    assert not root.is_local and isinstance(root.filesystem, pafs.S3FileSystem)
+    assert root.base == f"{bucket}/some/prefix"
+    assert root.key("raw", "t") == f"{bucket}/some/prefix/raw/t"
+    assert lake.local_root(root) is None
+
+
+@pytest.mark.parametrize(
+    ("uri", "says"),
+    [("gs://bucket/lake", "local path or at s3://"), ("s3:///lake", "names no bucket")],
+)
+def test_a_uri_the_lake_cannot_live_at_is_refused(uri: str, says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        parse_lake(uri)
+
+
+# --- writing and reading --------------------------------------------------------------------
+
+
+def test_a_partition_on_s3_holds_the_bytes_it_holds_on_disk(
+    s3_lake: LakeRoot, tmp_path: Path
+) -> None:
+    frame = pl.DataFrame({"id": list(range(5000)), "name": [f"n{i}" for i in range(5000)]})
+    local = lake.write_partition(tmp_path, "raw", "things", "adp.one", frame)
+    remote = lake.write_partition(s3_lake, "raw", "things", "adp.one", frame)
+    assert remote == f"s3://{s3_lake.base}/raw/things/adp.one.parquet"
+    key = lake.partition_key(s3_lake, "raw", "things", "adp.one")
+    assert s3_lake.read_bytes(key) == Path(local).read_bytes()
+    assert all_keys(s3_lake) == [key], "no temporary object is left beside it"
+
+
+def test_what_is_written_to_s3_reads_back_every_way(s3_lake: LakeRoot) -> None:
+    with lake.open_partition(s3_lake, "raw", "things", "p1", SCHEMA) as writer:
+        writer.write(numbers(3, "a"))
+        writer.write(numbers(2, "b").to_arrow())
+    assert writer.rows == 5
+    lake.write_partition(s3_lake, "raw", "things", "p2", numbers(1, "c"))
+    assert lake.read_partition(s3_lake, "raw", "things", "p1", ["name"])["name"].to_list() == [
+        *"aaabb"
+    ]
+    batches = list(lake.iter_partition_batches(s3_lake, "raw", "things", "p1", batch_rows=2))
+    assert [b.num_rows for b in batches] == [2, 1, 2]  # a row group per write, in bounded batches
+    rows = lake.iter_table_rows(s3_lake, "raw", "things", ["name"])
+    assert [r["name"] for r in rows] == [*"aaabbc"]  # every partition, in key order
+
+
+def test_an_error_while_writing_leaves_the_old_partition_and_no_object_behind(
+    s3_lake: LakeRoot,
+) -> None:
+    lake.write_partition(s3_lake, "raw", "things", "p", numbers(2))
+    key = lake.partition_key(s3_lake, "raw", "things", "p")
+    before = s3_lake.read_bytes(key)
+    with (
+        pytest.raises(RuntimeError, match="midway"),
+        lake.open_partition(s3_lake, "raw", "things", "p", SCHEMA) as writer,
+    ):
+        writer.write(numbers(1000))
+        raise RuntimeError("midway")
+    assert s3_lake.read_bytes(key) == before
+    assert all_keys(s3_lake) == [key]
+
+
+class StoreWentAway(OSError):
+    pass
+
+
+class MoveFails(pafs.FileSystemHandler):
+    """The store as it is, except that the connection is lost between upload and publish."""
+
+    def __init__(self, inner: pafs.FileSystem) -> None:
+        self.inner = inner
+
+    def move(self, src: str, dest: str) -> None:
+        raise StoreWentAway("connection reset")
+
+    def get_type_name(self) -> str:
+        return "move-fails"
+
+    def normalize_path(self, path: str) -> str:
+        return path
+
+    def get_file_info(self, paths: list[str]) -> list[pafs.FileInfo]:
+        return self.inner.get_file_info(paths)
+
+    def get_file_info_selector(self, selector: pafs.FileSelector) -> list[pafs.FileInfo]:
+        return self.inner.get_file_info(selector)
+
+    def delete_file(self, path: str) -> None:
+        self.inner.delete_file(path)
+
+    def open_output_stream(self, path: str, metadata: dict[str, str]) -> pa.NativeFile:
+        return self.inner.open_output_stream(path, metadata=metadata)
+
+    def open_input_file(self, path: str) -> pa.NativeFile:
+        return self.inner.open_input_file(path)
+
+    def open_input_stream(self, path: str) -> pa.NativeFile:
+        return self.inner.open_input_stream(path)
+
+    def create_dir(self, path: str, recursive: bool) -> None:
+        self.inner.create_dir(path, recursive=recursive)
+
+    def delete_dir(self, path: str) -> None:
+        raise NotImplementedError
+
+    def delete_dir_contents(self, path: str, missing_dir_ok: bool = False) -> None:
+        raise NotImplementedError
+
+    def delete_root_dir_contents(self) -> None:
+        raise NotImplementedError
+
+    def copy_file(self, src: str, dest: str) -> None:
+        raise NotImplementedError
+
+    def open_append_stream(self, path: str, metadata: dict[str, str]) -> pa.NativeFile:
+        raise NotImplementedError
+
+
+def test_an_upload_cut_off_before_its_publish_leaves_nothing(
+    s3_lake: LakeRoot, tmp_path: Path
+) -> None:
+    spool = tmp_path / "spool"
+    spool.write_bytes(b"PAR1" + b"x" * 100_000)
+    key = s3_lake.key("raw", "things", "p.parquet")
+    failing = LakeRoot(s3_lake.uri, pafs.PyFileSystem(MoveFails(s3_lake.filesystem)), s3_lake.base)
+    with pytest.raises(StoreWentAway):
+        failing.put_file(spool, key)
+    assert all_keys(s3_lake) == [], "neither the final key nor the temporary one"
+
+
+def test_a_rewrite_of_the_same_bytes_writes_nothing(s3_lake: LakeRoot) -> None:
+    def rewrite(count: int) -> bool:
+        writer = lake.partition_writer(s3_lake, "raw", "things", "p", SCHEMA)
+        writer.write(numbers(count))
+        return writer.commit()
+
+    assert rewrite(4) is True
+    assert rewrite(4) is False
+    assert rewrite(5) is True
+    assert lake.read_partition(s3_lake, "raw", "things", "p").height == 5
+    assert len(all_keys(s3_lake)) == 1
+
+
+def test_readers_see_the_old_partition_or_the_whole_new_one(s3_lake: LakeRoot) -> None:
+    sizes = [1000 * (n + 1) for n in range(6)]
+    lake.write_partition(s3_lake, "raw", "things", "p", numbers(sizes[0]))
+    seen: list[int] = []
+    failures: list[BaseException] = []
+    writing = threading.Event()
+
+    changed: list[ChangedWhileRead] = []
+
+    def read_while_written() -> None:
+        while writing.is_set():
+            try:
+                seen.append(lake.read_partition(s3_lake, "raw", "things", "p").height)
+                rows = lake.iter_table_rows(s3_lake, "raw", "things", ["id"], partition="p")
+                seen.append(sum(1 for _ in rows))
+            except ChangedWhileRead as exc:  # a stream cannot restart: it says so, whole
+                changed.append(exc)
+            except BaseException as exc:  # half an object, or two mixed, would land here
+                failures.append(exc)
+
+    writing.set()
+    reader = threading.Thread(target=read_while_written)
+    reader.start()
+    for size in sizes[1:]:
+        lake.write_partition(s3_lake, "raw", "things", "p", numbers(size))
+    writing.clear()
+    reader.join()
+    assert failures == []
+    assert seen and set(seen) <= set(sizes)
+
+
+def test_a_folder_published_beside_the_lake_is_exactly_its_files(
+    s3_lake: LakeRoot, tmp_path: Path
+) -> None:
+    folder = tmp_path / "out"
+    (folder / "a").mkdir(parents=True)
+    (folder / "a" / "train.jsonl").write_text("one\n")
+    (folder / "a" / "test.jsonl").write_text("two\n")
+    (folder / ".a.tmp").write_text("a writer's temporary file")
+    outputs = s3_lake.beside("sft")
+    assert outputs.uri == s3_lake.uri.rsplit("/", 1)[0] + "/sft"
+    urls = outputs.publish_folder(folder)
+    assert urls[str(folder / "a" / "train.jsonl")] == f"s3://{outputs.base}/a/train.jsonl"
+    assert len(urls) == 2
+    (folder / "a" / "test.jsonl").unlink()  # a split that is gone must not linger
+    (folder / "a" / "train.jsonl").write_text("one, changed\n")
+    outputs.publish_folder(folder)
+    assert all_keys(outputs) == [f"{outputs.base}/a/train.jsonl"]
+    assert outputs.read_bytes(f"{outputs.base}/a/train.jsonl") == b"one, changed\n"
+    with pytest.raises(ValueError, match="no folder above it"):
+        parse_lake(f"s3://{s3_lake.base.split('/')[0]}").beside("sft")
+
+
+# --- the catalog ----------------------------------------------------------------------------
+
+
+def test_duckdb_reads_the_same_objects_and_the_catalog_has_a_view_per_table(
+    s3_lake: LakeRoot, tmp_path: Path
+) -> None:
+    lake.write_partition(s3_lake, "raw", "alpha", "p1", numbers(3))
+    lake.write_partition(s3_lake, "raw", "alpha", "p2", numbers(4))
+    lake.write_partition(s3_lake, "standardized", "beta", "p1", numbers(1))
+    assert lake_tables(s3_lake) == {
+        "alpha": f"s3://{s3_lake.base}/raw/alpha",
+        "beta": f"s3://{s3_lake.base}/standardized/beta",
+    }
+    with lake.query_connection(s3_lake) as con:
+        glob = f"s3://{s3_lake.base}/raw/alpha/*.parquet"
+        assert con.execute(f"select count(*) from read_parquet('{glob}')").fetchone() == (7,)
+    catalog = tmp_path / "catalog.duckdb"
+    assert refresh_catalog(s3_lake, catalog) == ["alpha", "beta"]
+    with duckdb.connect(str(catalog)) as con:
+        lake.register(con, s3_lake)  # a catalog over objects is opened with the store's reader
+        assert con.execute("select count(*) from alpha").fetchone() == (7,)
+        assert con.execute("select count(*) from beta").fetchone() == (1,)
+    assert refresh_catalog(s3_lake, catalog) == ["alpha", "beta"]  # current: left alone
