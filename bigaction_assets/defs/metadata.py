@@ -7,6 +7,8 @@ import dagster as dg
 import pandera.polars as pa
 import pyarrow.parquet as pq
 
+from bigaction_assets.images.store import iter_images, partition_files
+from bigaction_assets.images.thumbnail import thumbnail_markdown
 from bigaction_assets.lake import table_dir
 from bigaction_assets.schemas import column_descriptions, polars_schema
 
@@ -49,3 +51,18 @@ def totals_across_partitions(lake: Path, group: str, asset: str) -> dict[str, dg
         "total_rows_all_partitions": dg.MetadataValue.int(rows),
         "partitions_in_lake": dg.MetadataValue.int(len(files)),
     }
+
+
+def image_thumbnail(lake: Path, key: str, sha: str | None = None) -> str:
+    """Markdown of a thumbnail of one image of partition `key` of `images`: the one hashed
+    `sha`, else the first stored; a line saying there is none otherwise (or `sha` is empty)."""
+    if sha is not None:
+        found = next(iter_images(lake, [sha], partitions=[key]), None)
+    else:
+        found = None
+        for path in partition_files(lake, [key]):
+            batches = pq.ParquetFile(path).iter_batches(1, columns=["image_sha", "bytes"])
+            found = next((batch.to_pylist()[0] for batch in batches if batch.num_rows), None)
+    if found is None:
+        return "_no screenshot to show_"
+    return thumbnail_markdown(found["bytes"], f"screenshot {found['image_sha'][:12]}")
