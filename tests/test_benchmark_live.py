@@ -155,6 +155,22 @@ def test_turn_one_carries_the_screenshot_with_the_lakes_bytes(
     assert all(len(r.image_urls) == 1 for r in seconds)  # turn two keeps turn one's history
 
 
+def test_a_screenshot_the_lake_lost_fails_its_step_with_the_reason(
+    lake_with_snapshot, dagster_lake, ephemeral_instance
+):
+    """A snapshot naming an image no longer in `images` asks nothing for that step: it is
+    failed with its reason, never sent without the screenshot it promises."""
+    dagster_lake.table("standardized", "images", KEY).unlink()
+    with ScriptedServer(scripted_models({})) as server:
+        llm = LLMResource(base_url=server.base_url, model="good")
+        result = run(lake_with_snapshot, dagster_lake, ephemeral_instance, ANSWERS, llm)
+        assert result.success and server.requests == []
+    rows = pq.read_table(dagster_lake.table("benchmark", "model_answers", KEY)).to_pylist()
+    assert rows and {(r["status"], r["failure_reason"]) for r in rows} == {
+        ("failed", "screenshot_not_in_lake")
+    }
+
+
 def test_the_text_only_mode_asks_without_images_and_ranks_apart(
     graph, dagster_lake, ephemeral_instance
 ):
