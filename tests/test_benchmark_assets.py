@@ -25,7 +25,7 @@ def pipeline():
 @pytest.fixture
 def built(pipeline, dagster_lake, ephemeral_instance):
     """Both bundled web datasets with the bundled predictions, then the leaderboard."""
-    dagster_lake.add_bundled("mind2web", "train_demo")
+    dagster_lake.add_bundled("mind2web", "train_demo", images=True)
     (dagster_lake.landing / "the_wave").mkdir()
     shutil.copy2(
         BUNDLED_LANDING / "the_wave" / "test_demo.jsonl", dagster_lake.landing / "the_wave"

@@ -30,7 +30,7 @@ SCORES = dg.AssetSelection.assets("eval_results", "leaderboard")
 @pytest.fixture
 def lake_with_snapshot(graph, dagster_lake, ephemeral_instance):
     pipeline = graph
-    dagster_lake.add_bundled("mind2web", "train_demo")
+    dagster_lake.add_bundled("mind2web", "train_demo", images=True)
     for partitions in ("datasets", "benchmark_datasets"):
         ephemeral_instance.add_dynamic_partitions(partitions, [KEY])
     for selection in (SPINE, SNAPSHOT):
@@ -176,7 +176,7 @@ def test_the_text_only_mode_asks_without_images_and_ranks_apart(
 ):
     """A step whose screenshot is missing is not asked in screenshot mode; the text-only mode
     asks every step without any image, and the leaderboard names each model's mode."""
-    target = dagster_lake.add_bundled("mind2web", "train_demo")
+    target = dagster_lake.add_bundled("mind2web", "train_demo", images=True)
     shots = target.with_name("train_demo.images")
     lost = sorted(shots.glob("*.webp"))[0]
     lost.unlink()

@@ -34,7 +34,7 @@ def test_bytes_that_do_not_decode_give_a_line_not_a_failure():
 
 
 def test_the_images_preview_shows_a_thumbnail(dagster_lake, ephemeral_instance):
-    dagster_lake.add_bundled("mind2web", "train_demo")
+    dagster_lake.add_bundled("mind2web", "train_demo", images=True)
     ephemeral_instance.add_dynamic_partitions("datasets", [KEY])
     location = defs()
     result = dg.materialize(

@@ -61,7 +61,7 @@ def built(pipeline, tmp_path_factory) -> Iterator[tuple[DagsterLake, dg.DagsterI
     (root / "landing").mkdir()
     target = DagsterLake(landing=root / "landing", data=root / "data")
     target.add_bundled("adp", "synatra")
-    target.add_bundled("mind2web", "train_demo")
+    target.add_bundled("mind2web", "train_demo", images=True)
     _land_test_split(target)
     with dg.DagsterInstance.ephemeral() as instance:
         for key in ("adp.synatra", "mind2web.train_demo", TEST_SPLIT):

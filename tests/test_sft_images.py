@@ -7,12 +7,14 @@ import base64
 import itertools
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
 import datasets
 import pyarrow.parquet as pq
 import pytest
+from conftest import BUNDLED_LANDING
 from PIL import Image
 from sft_turns import disagreements
 from test_sft_assets import build, pipeline, write_files  # noqa: F401 - fixtures
@@ -230,8 +232,11 @@ def test_the_training_files_carry_the_lake_s_screenshot_bytes(
     dagster_lake,
     ephemeral_instance,
 ):
-    dagster_lake.add_bundled("mind2web", "train_demo")  # with its screenshots folder
-    assert (dagster_lake.landing / "mind2web" / "train_demo.images").is_dir()
+    dagster_lake.add_bundled("mind2web", "train_demo")
+    shutil.copytree(
+        BUNDLED_LANDING / "mind2web" / "train_demo.images",
+        dagster_lake.landing / "mind2web" / "train_demo.images",
+    )
     assert build("mind2web.train_demo").success
     write_files(pipeline, dagster_lake, ephemeral_instance)
     stored = pq.read_table(
