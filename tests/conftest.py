@@ -144,11 +144,15 @@ class DagsterLake:
     def table(self, group: str, asset: str, partition: str) -> Path:
         return lake.partition_path(self.root, group, asset, partition)
 
-    def add_bundled(self, adapter: str, dataset: str) -> Path:
-        """Copy `landing/<adapter>/<dataset>.json` of the repo into the temporary landing."""
+    def add_bundled(self, adapter: str, dataset: str, images: bool = False) -> Path:
+        """Copy `landing/<adapter>/<dataset>.json` of the repo into the temporary landing, and
+        with `images` its screenshots folder (`<dataset>.images/`) when it has one."""
         target = self.landing / adapter / f"{dataset}.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(BUNDLED_LANDING / adapter / f"{dataset}.json", target)
+        folder = BUNDLED_LANDING / adapter / f"{dataset}.images"
+        if images and folder.is_dir():
+            shutil.copytree(folder, target.with_name(f"{dataset}.images"), dirs_exist_ok=True)
         return target
 
     def write_landing(self, relative: str, text: str) -> Path:

@@ -47,8 +47,27 @@ class Received:
 
     @property
     def last_user_text(self) -> str:
+        """The text of the last user message (its text parts joined, when it has parts)."""
         users = [m for m in self.messages if m.get("role") == "user"]
-        return str(users[-1].get("content") or "") if users else ""
+        return _text(users[-1].get("content")) if users else ""
+
+    @property
+    def image_urls(self) -> list[str]:
+        """The URL of every `image_url` part of every message, in order (data URLs inline)."""
+        return [
+            str(part["image_url"]["url"])
+            for message in self.messages
+            if isinstance(message.get("content"), list)
+            for part in message["content"]
+            if isinstance(part, dict) and part.get("type") == "image_url"
+        ]
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+        return "\n".join(str(text or "") for text in parts)
+    return str(content or "")
 
 
 @dataclass(frozen=True)
@@ -80,7 +99,7 @@ def default_content(request: Received) -> str:
 
 def _completion(request: Received, reply: Reply) -> bytes:
     content = reply.content if reply.content is not None else default_content(request)
-    prompt_words = sum(len(str(m.get("content") or "").split()) for m in request.messages)
+    prompt_words = sum(len(_text(m.get("content")).split()) for m in request.messages)
     completion_words = len(content.split())
     payload = {
         "id": f"chatcmpl-{request.number}",

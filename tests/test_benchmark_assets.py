@@ -25,7 +25,7 @@ def pipeline():
 @pytest.fixture
 def built(pipeline, dagster_lake, ephemeral_instance):
     """Both bundled web datasets with the bundled predictions, then the leaderboard."""
-    dagster_lake.add_bundled("mind2web", "train_demo")
+    dagster_lake.add_bundled("mind2web", "train_demo", images=True)
     (dagster_lake.landing / "the_wave").mkdir()
     shutil.copy2(
         BUNDLED_LANDING / "the_wave" / "test_demo.jsonl", dagster_lake.landing / "the_wave"
@@ -67,12 +67,21 @@ def test_snapshot_scores_and_leaderboard(built):
         checks = {c.check_name: c.passed for c in results[key].get_asset_check_evaluations()}
         assert checks["targets_among_choices"] and checks["snapshot_steps_unique"]
     wave = _metadata(results["the_wave.test_demo"], "benchmark_snapshot")
-    assert wave["dagster/row_count"] == 6 and wave["invalid_by_reason"] == {"no_target": 1}
+    # the-wave keeps only a screenshot with the answer marked: no step has one to show
+    assert wave["dagster/row_count"] == 6 and wave["steps_with_screenshot"] == 0
+    assert wave["invalid_by_reason"] == {"no_target": 1, "no_screenshot": 5}
+    assert wave["text_only_valid_steps"] == 5 and wave["valid_steps"] == 0
+    assert "_no screenshot to show_" in wave["preview"]
+    shots = _metadata(results["mind2web.train_demo"], "benchmark_snapshot")
+    assert shots["steps_with_screenshot"] == shots["valid_steps"] == 14
+    assert "](data:image/webp;base64," in shots["preview"]  # the first step's, as a thumbnail
     mind2web = pq.read_metadata(lake.table("benchmark", "benchmark_snapshot", DATASETS[0]))
     assert wave["total_rows_all_partitions"] == 6 + mind2web.num_rows  # built second
     scores = _metadata(results["mind2web.train_demo"], "eval_results")
     assert scores["dagster/row_count"] == 28  # 14 steps x 2 models
     board = pq.read_table(lake.table("benchmark", "leaderboard", "all")).to_pylist()
+    # the bundled predictions do not say they saw screenshots: the text-only mode
+    assert {row["mode"] for row in board} == {"text"}
     rows = {(row["model"], row["split"]): row for row in board}
     assert set(rows) == {
         (m, s) for m in ("demo-careful", "demo-hasty") for s in ("train", "test", "all")
@@ -84,7 +93,7 @@ def test_snapshot_scores_and_leaderboard(built):
         > rows[("demo-hasty", "all")]["step_success_macro"]
     )
     shown = _metadata(results["leaderboard"], "leaderboard")["leaderboard"]
-    assert "| demo-careful | all | 19 |" in shown and "data:image/svg+xml;base64," in shown
+    assert "| demo-careful | text | all | 19 |" in shown and "data:image/svg+xml;base64," in shown
     assert (lake.data / "benchmark" / "leaderboard.svg").read_text().startswith("<svg")
 
 

@@ -16,8 +16,8 @@ from bigaction_assets.benchmark.evaluate import (
 
 ROW = {
     "task_id": "t", "step": 0, "episode_id": "mind2web/t", "dataset": "mind2web.test_task_x",
-    "split": "test_task",
-    "is_valid": True, "choices_sha": "abc", "candidate_ids": ["10", "11", "12"],
+    "split": "test_task", "is_valid": True, "text_only_valid": True, "choices_sha": "abc",
+    "candidate_ids": ["10", "11", "12"],
     "target_ids": ["11"], "target_op": "TYPE", "target_op_value": "New York",
     "prompt_0": json.dumps([{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]),
     "prompt_1": json.dumps([{"role": "user", "content": "choose"}]),
@@ -57,8 +57,30 @@ def test_statuses_and_scores(tmp_path):
 
 
 def test_invalid_steps_are_not_scored():
-    result = evaluate_row("a", {**ROW, "is_valid": False}, None)
+    result = evaluate_row("a", {**ROW, "is_valid": False, "text_only_valid": False}, None)
     assert result["status"] == "invalid_step" and result["op_f1"] is None
+
+
+def test_each_mode_scores_its_own_valid_steps(tmp_path):
+    """A step without its screenshot is scored in the text-only mode and left out of the
+    screenshot mode; a file's lines say their mode (text when they do not)."""
+    blind = {**ROW, "is_valid": False, "invalid_reason": "no_screenshot"}
+    answer = "ELEMENT: B\nACTION: TYPE\nVALUE: New York"
+    path = write(tmp_path, [
+        json.dumps({"model": "m", "task_id": "t", "step": 0, "answer": answer}),
+        json.dumps({"model": "m", "task_id": "t", "step": 0, "answer": answer,
+                    "mode": "screenshot"}),
+        json.dumps({"model": "m", "task_id": "t", "step": 0, "answer": answer, "mode": "audio"}),
+    ])  # fmt: skip
+    predictions, problems = read_predictions([path])
+    assert [(p.line, "mode" in p.reason) for p in problems] == [(3, True)]
+    results = {r["mode"]: r for r in evaluate_rows([blind], predictions)}
+    assert results["text"]["status"] == "answered" and results["text"]["step_success"]
+    assert results["screenshot"]["status"] == "invalid_step"
+    assert {r["mode"]: r["status"] for r in evaluate_rows([ROW], predictions)} == {
+        "text": "answered",
+        "screenshot": "answered",
+    }
 
 
 def test_a_live_model_answers_both_turns_with_the_history():

@@ -3,6 +3,8 @@ scored exactly as predictions files are, and ranked on the leaderboard beside th
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from typing import Any
 
 import dagster as dg
@@ -13,6 +15,7 @@ from conftest import with_llm
 from llm_server import Reply, ScriptedServer
 
 from bigaction_assets.defs.resources import LLMResource
+from bigaction_assets.images.store import iter_images
 from bigaction_assets.llm.forget import erase_subjects, subjects_present
 from bigaction_assets.privacy.erasure import Forgotten, erase_lake
 from bigaction_assets.privacy.register import table_offenders
@@ -27,7 +30,7 @@ SCORES = dg.AssetSelection.assets("eval_results", "leaderboard")
 @pytest.fixture
 def lake_with_snapshot(graph, dagster_lake, ephemeral_instance):
     pipeline = graph
-    dagster_lake.add_bundled("mind2web", "train_demo")
+    dagster_lake.add_bundled("mind2web", "train_demo", images=True)
     for partitions in ("datasets", "benchmark_datasets"):
         ephemeral_instance.add_dynamic_partitions(partitions, [KEY])
     for selection in (SPINE, SNAPSHOT):
@@ -67,10 +70,13 @@ def scripted_models(right: dict[str, str]):
     return script
 
 
-def run(pipeline, dagster_lake, instance, selection, llm=None) -> dg.ExecuteInProcessResult:
+def run(
+    pipeline, dagster_lake, instance, selection, llm=None, mode=None
+) -> dg.ExecuteInProcessResult:
+    config = {"ops": {"model_answers": {"config": {"mode": mode}}}} if mode else None
     return dg.materialize(
         with_llm(pipeline, llm or LLMResource()), partition_key=KEY, instance=instance,
-        selection=selection, resources={"lake": dagster_lake.resource},
+        selection=selection, resources={"lake": dagster_lake.resource}, run_config=config,
     )  # fmt: skip
 
 
@@ -98,7 +104,7 @@ def test_a_live_model_is_asked_scored_and_ranked(
                     LLMResource(base_url=server.base_url, model="good"))  # fmt: skip
         assert len(server.requests) == asked == 4 * steps  # the rerun asked nothing
         assert metadata(again, "model_answers")["cache_hits"] == 2 * steps
-        assert metadata(again, "model_answers")["other_models_kept"] == ["bad"]
+        assert metadata(again, "model_answers")["other_models_kept"] == ["bad (screenshot)"]
     # turn two carries turn one and the model's own reply to it
     second = next(r for r in server.requests if r.last_user_text in right)
     assert [m["role"] for m in second.messages][-3:] == ["user", "assistant", "user"]
@@ -108,6 +114,7 @@ def test_a_live_model_is_asked_scored_and_ranked(
     assert metadata(scored, "eval_results")["live_models"] == ["bad", "good"]
     board = pq.read_table(dagster_lake.table("benchmark", "leaderboard", "all")).to_pylist()
     overall = {row["model"]: row for row in board if row["split"] == "all"}
+    assert {overall[name]["mode"] for name in ("good", "bad")} == {"screenshot"}
     assert {"good", "bad"} <= set(overall)
     good, bad = overall["good"], overall["bad"]
     assert good["steps"] == bad["steps"] == steps and good["missing"] == bad["missing"] == 0
@@ -115,6 +122,98 @@ def test_a_live_model_is_asked_scored_and_ranked(
     assert good["task_success"] == 1.0
     for metric in ("element_accuracy_micro", "step_success_macro", "task_success"):
         assert bad[metric] < good[metric], metric
+
+
+def test_turn_one_carries_the_screenshot_with_the_lakes_bytes(
+    lake_with_snapshot, dagster_lake, ephemeral_instance
+):
+    """SeeAct's first turn holds the step's screenshot as an OpenAI `image_url` part: a data
+    URL of exactly the bytes the lake stores under the step's image_sha."""
+    pipeline, right = lake_with_snapshot, seeact_answers(dagster_lake)
+    snapshot = pq.read_table(dagster_lake.table("benchmark", "benchmark_snapshot", KEY))
+    shots = {row["image_sha"] for row in snapshot.to_pylist()}
+    assert None not in shots and len(shots) > 1
+    stored = {row["image_sha"]: row["bytes"] for row in iter_images(dagster_lake.root, shots)}
+    assert set(stored) == shots
+    with ScriptedServer(scripted_models(right)) as server:
+        llm = LLMResource(base_url=server.base_url, model="good")
+        assert run(pipeline, dagster_lake, ephemeral_instance, ANSWERS, llm).success
+    firsts = [r for r in server.requests if r.last_user_text not in right]
+    assert len(firsts) == len(right) == snapshot.num_rows
+    sent = set()
+    for request in firsts:
+        [url] = request.image_urls
+        head, data = url.split(",", 1)
+        assert head == "data:image/webp;base64"
+        sha = hashlib.sha256(base64.b64decode(data)).hexdigest()
+        assert base64.b64decode(data) == stored[sha]
+        [user] = [m for m in request.messages if m["role"] == "user"]
+        assert user["content"][0]["type"] == "text" and "Task:" in user["content"][0]["text"]
+        sent.add(sha)
+    assert sent == shots  # each step its own page's screenshot
+    seconds = [r for r in server.requests if r.last_user_text in right]
+    assert all(len(r.image_urls) == 1 for r in seconds)  # turn two keeps turn one's history
+
+
+def test_a_screenshot_the_lake_lost_fails_its_step_with_the_reason(
+    lake_with_snapshot, dagster_lake, ephemeral_instance
+):
+    """A snapshot naming an image no longer in `images` asks nothing for that step: it is
+    failed with its reason, never sent without the screenshot it promises."""
+    dagster_lake.table("standardized", "images", KEY).unlink()
+    with ScriptedServer(scripted_models({})) as server:
+        llm = LLMResource(base_url=server.base_url, model="good")
+        result = run(lake_with_snapshot, dagster_lake, ephemeral_instance, ANSWERS, llm)
+        assert result.success and server.requests == []
+    rows = pq.read_table(dagster_lake.table("benchmark", "model_answers", KEY)).to_pylist()
+    assert rows and {(r["status"], r["failure_reason"]) for r in rows} == {
+        ("failed", "screenshot_not_in_lake")
+    }
+
+
+def test_the_text_only_mode_asks_without_images_and_ranks_apart(
+    graph, dagster_lake, ephemeral_instance
+):
+    """A step whose screenshot is missing is not asked in screenshot mode; the text-only mode
+    asks every step without any image, and the leaderboard names each model's mode."""
+    target = dagster_lake.add_bundled("mind2web", "train_demo", images=True)
+    shots = target.with_name("train_demo.images")
+    lost = sorted(shots.glob("*.webp"))[0]
+    lost.unlink()
+    for partitions in ("datasets", "benchmark_datasets"):
+        ephemeral_instance.add_dynamic_partitions(partitions, [KEY])
+    for selection in (SPINE, SNAPSHOT):
+        assert run(graph, dagster_lake, ephemeral_instance, selection).success
+    rows = pq.read_table(dagster_lake.table("benchmark", "benchmark_snapshot", KEY)).to_pylist()
+    blind = [row for row in rows if row["action_uid"] == lost.stem]
+    assert [row["invalid_reason"] for row in blind] == ["no_screenshot"]
+    right = seeact_answers(dagster_lake)  # the steps valid with a screenshot
+    text_answers = {**right}
+    for row in blind:  # the grounding answer of the blind step, for the text-only run
+        [question] = orjson.loads(row["prompt_1"])
+        value = row["target_op_value"] or "None"
+        text_answers[question["content"]] = (
+            f"ELEMENT: {row['answer_label']}\nACTION: {row['target_op']}\nVALUE: {value}"
+        )
+    with ScriptedServer(scripted_models(text_answers)) as server:
+        llm = LLMResource(base_url=server.base_url, model="good")
+        shown = run(graph, dagster_lake, ephemeral_instance, ANSWERS, llm)
+        assert metadata(shown, "model_answers")["invalid_steps_not_asked"] == len(blind)
+        asked_with_images = len(server.requests)
+        assert all(r.image_urls for r in server.requests)
+        text = run(graph, dagster_lake, ephemeral_instance, ANSWERS, llm, mode="text")
+        assert metadata(text, "model_answers")["invalid_steps_not_asked"] == 0
+        text_requests = server.requests[asked_with_images:]
+    assert len(text_requests) == 2 * len(rows) and not any(r.image_urls for r in text_requests)
+    assert metadata(text, "model_answers")["other_models_kept"] == ["good (screenshot)"]
+    assert run(graph, dagster_lake, ephemeral_instance, SCORES).success
+    board = pq.read_table(dagster_lake.table("benchmark", "leaderboard", "all")).to_pylist()
+    good = {row["mode"]: row for row in board if row["model"] == "good" and row["split"] == "all"}
+    assert good["screenshot"]["steps"] == len(rows) - 1 and good["screenshot"]["invalid_steps"] == 1
+    assert good["text"]["steps"] == len(rows) and good["text"]["invalid_steps"] == 0
+    assert good["text"]["step_success_micro"] == good["screenshot"]["step_success_micro"] == 1.0
+    table = (dagster_lake.data / "benchmark" / "leaderboard.md").read_text()
+    assert "| good | screenshot | all |" in table and "| good | text | all |" in table
 
 
 def test_failures_and_no_model(lake_with_snapshot, dagster_lake, ephemeral_instance):

@@ -93,9 +93,13 @@ def test_aggregate_of_nothing_is_zero():
     assert aggregate([])["step_success_micro"] == 0.0
 
 
-def _result(model, task, step, status, split="test_task", success=None, element=None, f1=None):
+def _result(
+    model, task, step, status, split="test_task", success=None, element=None, f1=None,
+    mode="text",
+):  # fmt: skip
     return {
-        "model": model, "task_id": task, "step": step, "split": split, "status": status,
+        "model": model, "mode": mode, "task_id": task, "step": step, "split": split,
+        "status": status,
         "element_correct": element, "op_f1": f1, "op_token_f1": f1, "step_success": success,
     }  # fmt: skip
 
@@ -117,4 +121,20 @@ def test_leaderboard_leaves_invalid_steps_out_and_counts_them():
     assert overall["step_success_micro"] == pytest.approx(2 / 3)
     assert list(rows) == [("m", "test_task"), ("m", "train"), ("m", "all")]
     table = markdown_table(list(rows.values()))
-    assert table.splitlines()[2].startswith("| m | test_task | 2 | 2 | 1 | 0.500")
+    assert table.splitlines()[0].startswith("| model | mode | split |")
+    assert table.splitlines()[2].startswith("| m | text | test_task | 2 | 2 | 1 | 0.500")
+
+
+def test_the_leaderboard_ranks_each_mode_apart():
+    """One model seen with screenshots and without: two rows per split, each named by mode."""
+    results = [
+        _result("m", "t1", 0, "answered", success=True, element=True, f1=1.0, mode="text"),
+        _result("m", "t1", 0, "invalid_step", mode="screenshot"),
+        _result("m", "t2", 0, "answered", success=False, element=False, f1=0.0, mode="text"),
+        _result("m", "t2", 0, "answered", success=True, element=True, f1=1.0, mode="screenshot"),
+    ]
+    rows = {(r["mode"], r["split"]): r for r in leaderboard_rows(results)}
+    assert set(rows) == {(m, s) for m in ("screenshot", "text") for s in ("test_task", "all")}
+    shots, text = rows[("screenshot", "all")], rows[("text", "all")]
+    assert (shots["steps"], shots["invalid_steps"], shots["step_success_micro"]) == (1, 1, 1.0)
+    assert (text["steps"], text["invalid_steps"], text["step_success_micro"]) == (2, 0, 0.5)

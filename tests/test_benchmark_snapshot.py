@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +21,20 @@ from bigaction_assets.sources.mind2web import ADAPTER as MIND2WEB
 from tests.conftest import BUNDLED_LANDING, FIXTURES, land_file, run_ingest
 
 TRAIN_DEMO = BUNDLED_LANDING / "mind2web" / "train_demo.json"
+DEMO_SHOTS = BUNDLED_LANDING / "mind2web" / "train_demo.images"
 SEEACT_STEP = FIXTURES / "mind2web" / "seeact_step.jsonl"
 
 
-def snapshot(tmp_path: Path, name: str, data: bytes, settings=None) -> list[dict[str, Any]]:
-    """Land one Mind2Web file, standardize it, and build its snapshot rows in pure code."""
+def snapshot(
+    tmp_path: Path, name: str, data: bytes, settings=None, shots: Path | None = DEMO_SHOTS
+) -> list[dict[str, Any]]:
+    """Land one Mind2Web file (with the demo's screenshots beside it, named by action, unless
+    `shots` is None), standardize it, and build its snapshot rows in pure code."""
     landing = tmp_path / "landing"
     path = land_file(landing, "mind2web", name, data)
     dataset = name.rsplit(".", 1)[0]
+    if shots is not None:
+        shutil.copytree(shots, landing / "mind2web" / f"{dataset}.images")
     ingested = run_ingest(MIND2WEB, dataset, [path], landing)
     events: dict[str, list[dict[str, Any]]] = {}
     for event in ingested.rows("events"):
@@ -77,6 +85,8 @@ def test_bundled_mind2web_snapshot(tmp_path):
     rows = snapshot(tmp_path, "train_demo.json", TRAIN_DEMO.read_bytes())
     assert len(rows) == 14 and all(row["is_valid"] for row in rows)
     for row in rows:
+        shot = (DEMO_SHOTS / f"{row['action_uid']}.webp").read_bytes()
+        assert row["image_sha"] == hashlib.sha256(shot).hexdigest()  # the page it was taken on
         answer = row["candidate_ids"][
             [choice_label(i) for i in range(99)].index(row["answer_label"])
         ]
@@ -128,7 +138,10 @@ def test_the_real_seeact_step(tmp_path):
     rows = snapshot(tmp_path, "test_task_seeact.jsonl", SEEACT_STEP.read_bytes())
     assert len(rows) == 1
     row = rows[0]
-    assert row["is_valid"] and row["split"] == "test_task" and row["step"] == 2
+    # SeeAct's rows carry no screenshot: posed in full, but valid in the text-only mode only
+    assert not row["is_valid"] and row["invalid_reason"] == "no_screenshot"
+    assert row["text_only_valid"] and row["image_sha"] is None
+    assert row["split"] == "test_task" and row["step"] == 2
     assert row["task_id"] == "725d96cd-9283-4ec7-b902-d003503f2d6b"
     assert row["target_ids"] == ["8635"] and len(row["candidates"]) == 21
     assert row["previous_actions"] == [
@@ -151,3 +164,22 @@ def test_the_real_seeact_step(tmp_path):
 def test_the_fixture_is_the_shared_sample():
     shared = Path(__file__).resolve().parents[2] / "shared" / "data" / "mind2web"
     assert (shared / "seeact_step.jsonl").read_bytes() == SEEACT_STEP.read_bytes()
+
+
+def test_a_step_without_its_screenshot_is_invalid_with_its_reason(tmp_path):
+    """As MM-Mind2Web~: no screenshot, no valid multimodal step; the text-only mode keeps it."""
+    shots = tmp_path / "shots"
+    shutil.copytree(DEMO_SHOTS, shots)
+    tasks = json.loads(TRAIN_DEMO.read_bytes())
+    lost = tasks[0]["actions"][1]["action_uid"]
+    (shots / f"{lost}.webp").unlink()
+    rows = snapshot(tmp_path / "lake", "train_demo.json", TRAIN_DEMO.read_bytes(), shots=shots)
+    [blind] = [row for row in rows if row["action_uid"] == lost]
+    assert blind["image_sha"] is None
+    assert not blind["is_valid"] and blind["invalid_reason"] == "no_screenshot"
+    assert blind["text_only_valid"] and blind["answer_label"] is not None  # posed in full
+    others = [row for row in rows if row["action_uid"] != lost]
+    assert others and all(row["is_valid"] and row["image_sha"] for row in others)
+    # a step that lacks its page is invalid for that first, screenshot or not
+    for row in snapshot(tmp_path / "bare", "train_bare.json", orjson.dumps(tasks), shots=None):
+        assert row["invalid_reason"] == "no_screenshot" and row["text_only_valid"]

@@ -186,7 +186,7 @@ def test_sql_query_runs_read_only_on_the_catalog(demo: DemoRun, sql_file: Path) 
 def test_demo_builds_a_snapshot_and_a_leaderboard_from_the_bundled_predictions(demo: DemoRun):
     assert demo.result.returncode == 0
     assert "ok     leaderboard" in demo.result.stdout
-    assert "| demo-careful | all |" in demo.result.stdout
+    assert "| demo-careful | text | all |" in demo.result.stdout  # made without screenshots
     query = duckdb_cli(
         str(demo.catalog),
         "select model from leaderboard where split = 'all' and steps > 0 order by 1",

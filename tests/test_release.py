@@ -61,7 +61,7 @@ def built(pipeline, tmp_path_factory) -> Iterator[tuple[DagsterLake, dg.DagsterI
     (root / "landing").mkdir()
     target = DagsterLake(landing=root / "landing", data=root / "data")
     target.add_bundled("adp", "synatra")
-    target.add_bundled("mind2web", "train_demo")
+    target.add_bundled("mind2web", "train_demo", images=True)
     _land_test_split(target)
     with dg.DagsterInstance.ephemeral() as instance:
         for key in ("adp.synatra", "mind2web.train_demo", TEST_SPLIT):
@@ -112,7 +112,9 @@ def lake_counts(target: DagsterLake, datasets: tuple[str, ...]) -> dict[str, dic
         sft = dict(count("select split, count(*) from {} group by 1", "sft", "sft_examples"))
         [[episodes]] = count("select count(*) from {}", "standardized", "episodes")
         [[events]] = count("select count(*) from {}", "standardized", "events")
+        [[images]] = count("select count(*) from {}", "standardized", "images")
     counts = {"episodes": {"train": episodes}, "events": {"train": events}}
+    counts |= {"images": {"train": images}} if images else {}
     return counts | {f"sft_{f}": sft for f in ("openai", "sharegpt", "openhands")}
 
 
@@ -121,6 +123,14 @@ def assert_same_messages(loaded: list[dict[str, Any]], lake: list[dict[str, Any]
     (one Arrow struct holds every kind of message)."""
     assert len(loaded) == len(lake)
     for got, want in zip(loaded, lake, strict=True):
+        if isinstance(want["content"], list):  # parts: released as their text and image paths
+            parts = want["content"]
+            want = {
+                **want,
+                "content": "\n\n".join(p["text"] for p in parts if p["type"] == "text"),
+                "images": [p["image_url"]["url"] for p in parts if p["type"] == "image_url"],
+            }
+            assert want["images"], "a message of parts here shows a screenshot"
         assert {key: got[key] for key in want} == want
         assert all(got[key] is None for key in set(got) - set(want))
 
@@ -174,7 +184,7 @@ def test_local_release_loads_with_datasets(pipeline, built, tmp_path):
     assert loaded == expected
     assert_native_columns_hold_the_lake_examples(target, sft_rows)
     assert {c["config_name"] for c in meta["configs"]} == {
-        "episodes", "events", "sft_openai", "sft_sharegpt", "sft_openhands"
+        "episodes", "events", "images", "sft_openai", "sft_sharegpt", "sft_openhands"
     }  # fmt: skip
     shards = list(folder.glob("data/*/*/*.parquet"))
     assert shards and all(SHARD_RE.fullmatch(p.name) for p in shards)
@@ -205,6 +215,55 @@ def test_local_release_loads_with_datasets(pipeline, built, tmp_path):
     assert "hub_commit" not in values, "the folder asset never pushes"
     assert values["excluded_datasets"] == [TEST_SPLIT]
     assert not list(target.data.glob(".release*")), "no temporary folder is left behind"
+
+
+def lake_images(target: DagsterLake, dataset: str) -> dict[str, dict[str, Any]]:
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(target.table("standardized", "images", dataset)).to_pylist()
+    return {row["image_sha"]: row for row in rows}
+
+
+def test_released_images_load_as_images_with_the_lakes_bytes(pipeline, built, tmp_path):
+    """`images` holds HF `Image` features: `load_dataset` on the folder (its card's configs and
+    `dataset_info`) decodes them, and undecoded they are the lake's bytes, each shard under the
+    cap; the card counts them."""
+    import pyarrow.parquet as pq
+    from datasets import Image, load_dataset
+
+    target, instance = built
+    cap = 40_000  # two or three 15-20 KB screenshots a shard
+    result = release(pipeline, target, instance, exclude_datasets=[TEST_SPLIT], max_shard_bytes=cap)
+    assert result.success
+    folder = target.data / "release"
+    stored = lake_images(target, "mind2web.train_demo")
+    assert len(stored) > 2
+    ds = load_dataset(str(folder), "images", split="train", cache_dir=str(tmp_path / "cache"))
+    assert isinstance(ds.features["image"], Image) and ds.num_rows == len(stored)
+    for row in ds:
+        want = stored[row["image_sha"]]
+        assert row["image"].size == (want["width"], want["height"])  # a decoded PIL image
+        assert row["image"].format.lower() == want["format"] == row["format"]
+    raw = ds.cast_column("image", Image(decode=False))
+    assert {row["image_sha"]: row["image"]["bytes"] for row in raw} == {
+        sha: row["bytes"] for sha, row in stored.items()
+    }
+    shards = sorted(folder.glob("data/images/mind2web.train_demo/train-*.parquet"))
+    assert len(shards) > 1 and all(SHARD_RE.fullmatch(p.name) for p in shards)
+    for shard in shards:
+        table = pq.read_table(shard)
+        assert table.nbytes <= cap or table.num_rows == 1
+        assert b'"_type": "Image"' in table.schema.metadata[b"huggingface"]
+    meta = front_matter(folder)
+    [info] = meta["dataset_info"]
+    assert info["config_name"] == "images"
+    assert {"name": "image", "dtype": "image"} in info["features"]
+    card = (folder / "README.md").read_text()
+    statistics = card.split("### `images`")[1].split("###")[0]
+    assert f"| **total** | {len(stored)} |" in statistics
+    formats = sorted({row["format"] for row in stored.values()})
+    assert f"{len(stored)} images ({len(stored)} {formats[0]})" in card
+    assert metadata(result)["rows_by_config"]["images"] == {"train": len(stored)}
 
 
 def test_a_partition_added_writes_its_own_shards_and_keeps_every_other(pipeline, built):

@@ -25,6 +25,11 @@ CHART_METRICS = (
 PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d")
 
 
+def run_name(row: dict[str, Any]) -> str:
+    """A model and the mode it was scored in, as the legend names it."""
+    return f"{row['model']} ({row['mode']})" if row.get("mode") else str(row["model"])
+
+
 def leaderboard_svg(rows: list[dict[str, Any]], title: str) -> str:
     """Bars of each model's scores (0 to 1), metrics side by side, with a legend of models."""
     plot_w = WIDTH - MARGIN_LEFT - MARGIN_RIGHT
@@ -45,7 +50,7 @@ def leaderboard_svg(rows: list[dict[str, Any]], title: str) -> str:
             colour = PALETTE[index % len(PALETTE)]
             parts.append(
                 f'<rect x="{x:.1f}" y="{base - h:.1f}" width="{max(bar_w - 2, 1):.1f}" '
-                f'height="{h:.1f}" fill="{colour}"><title>{escape(row["model"])} {name}: '
+                f'height="{h:.1f}" fill="{colour}"><title>{escape(run_name(row))} {name}: '
                 f"{value:.3f}</title></rect>"
             )
             parts.append(
@@ -62,7 +67,7 @@ def leaderboard_svg(rows: list[dict[str, Any]], title: str) -> str:
         parts.append(
             f'<rect x="{WIDTH - MARGIN_RIGHT - 150}" y="{y - 8}" width="10" height="10" '
             f'fill="{colour}"/><text x="{WIDTH - MARGIN_RIGHT - 136}" y="{y + 1}">'
-            f"{escape(row['model'])}</text>"
+            f"{escape(run_name(row))}</text>"
         )
     parts.append("</svg>")
     return "\n".join(parts) + "\n"

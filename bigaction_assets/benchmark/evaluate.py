@@ -4,8 +4,11 @@ A predictions file is JSONL, one line per (model, step): `{"model", "task_id", "
 "answers": [turn one reply, turn two reply]}` (or `"answer"`: the grounding reply alone), and
 optionally `"choices_sha"`, the snapshot's hash of the choices the model saw — a prediction made
 on other choices (another seed or k) is then scored as `stale` rather than read against the
-wrong letters. A live model is any function from chat messages to reply text (`Responder`);
-`ask_two_turns` runs it through both turns and gives the same record a file holds.
+wrong letters — and `"mode"`: `screenshot` when turn one showed the step's screenshot, `text`
+(the default: a file that does not say so was made without) when it did not. Each mode is
+scored over its own valid steps and ranked apart. A live model is any function from chat
+messages to reply text (`Responder`); `ask_two_turns` runs it through both turns and gives
+the same record a file holds.
 """
 
 from __future__ import annotations
@@ -20,9 +23,11 @@ import orjson
 from bigaction_assets.benchmark.answers import parse_answer
 from bigaction_assets.benchmark.metrics import score_step
 from bigaction_assets.benchmark.prompts import label_index
+from bigaction_assets.schemas.benchmark import MODES
 
-Responder = Callable[[list[dict[str, str]]], str]
-PredictionKey = tuple[str, str, int]  # (model, task_id, step)
+Responder = Callable[[list[dict[str, Any]]], str]
+PredictionKey = tuple[str, str, str, int]  # (model, mode, task_id, step)
+TEXT_MODE = "text"
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,16 @@ class Prediction:
     step: int
     answer: str
     choices_sha: str | None = None
+    mode: str = TEXT_MODE
+
+    @property
+    def key(self) -> PredictionKey:
+        return (self.model, self.mode, self.task_id, self.step)
+
+
+def valid_in(mode: str, row: dict[str, Any]) -> bool:
+    """Whether a snapshot step is scored in `mode`: with its screenshot, or by its text alone."""
+    return bool(row["is_valid"] if mode == "screenshot" else row["text_only_valid"])
 
 
 @dataclass(frozen=True)
@@ -60,8 +75,11 @@ def parse_prediction(value: Any) -> Prediction:
     answer = answers[-1] if isinstance(answers, list) and answers else value.get("answer")
     if not isinstance(answer, str):
         raise ValueError("no `answers` list ending in a string, nor an `answer` string")
+    mode = value.get("mode", TEXT_MODE)
+    if mode not in MODES:
+        raise ValueError(f"`mode` is {mode!r}, not one of {list(MODES)}")
     sha = value.get("choices_sha")
-    return Prediction(value["model"], value["task_id"], value["step"], answer, sha)
+    return Prediction(value["model"], value["task_id"], value["step"], answer, sha, mode)
 
 
 def read_predictions(
@@ -80,7 +98,7 @@ def read_predictions(
                 except (orjson.JSONDecodeError, ValueError) as exc:
                     problems.append(PredictionProblem(path.name, number, str(exc)))
                     continue
-                key = (prediction.model, prediction.task_id, prediction.step)
+                key = prediction.key
                 if key in found:
                     problems.append(PredictionProblem(path.name, number, f"repeats {key}"))
                     continue
@@ -88,14 +106,14 @@ def read_predictions(
     return found, problems
 
 
-def first_turn(row: dict[str, Any]) -> list[dict[str, str]]:
+def first_turn(row: dict[str, Any]) -> list[dict[str, Any]]:
     """Turn one of a snapshot row: system and user messages."""
     return orjson.loads(row["prompt_0"])
 
 
 def second_turn(
-    first: list[dict[str, str]], reply_one: str, row: dict[str, Any]
-) -> list[dict[str, str]]:
+    first: list[dict[str, Any]], reply_one: str, row: dict[str, Any]
+) -> list[dict[str, Any]]:
     """Turn two: turn one, the model's reply to it, then the multiple-choice question."""
     return [*first, {"role": "assistant", "content": reply_one}, *orjson.loads(row["prompt_1"])]
 
@@ -111,17 +129,19 @@ def ask_two_turns(respond: Responder, row: dict[str, Any], model: str) -> dict[s
     }  # fmt: skip
 
 
-def evaluate_row(model: str, row: dict[str, Any], prediction: Prediction | None) -> dict[str, Any]:
-    """The `eval_results` row of one model on one snapshot step."""
+def evaluate_row(
+    model: str, row: dict[str, Any], prediction: Prediction | None, mode: str = TEXT_MODE
+) -> dict[str, Any]:
+    """The `eval_results` row of one model, in one mode, on one snapshot step."""
     result: dict[str, Any] = {
-        "model": model, "task_id": row["task_id"], "step": row["step"],
+        "model": model, "mode": mode, "task_id": row["task_id"], "step": row["step"],
         "episode_id": row["episode_id"], "dataset": row["dataset"], "split": row["split"],
         "answer": prediction.answer if prediction else None,
         "predicted_label": None, "predicted_id": None, "predicted_op": None,
         "predicted_value": None, "element_correct": None, "op_f1": None,
         "op_token_f1": None, "step_success": None,
     }  # fmt: skip
-    if not row["is_valid"]:
+    if not valid_in(mode, row):
         return {**result, "status": "invalid_step"}
     wrong = {"element_correct": False, "op_f1": 0.0, "op_token_f1": 0.0, "step_success": False}
     if prediction is None:
@@ -153,8 +173,9 @@ def evaluate_row(model: str, row: dict[str, Any], prediction: Prediction | None)
 def evaluate_rows(
     rows: Iterable[dict[str, Any]], predictions: dict[PredictionKey, Prediction]
 ) -> Iterator[dict[str, Any]]:
-    """One result per model named in `predictions` and snapshot row, models in name order."""
-    models = sorted({model for model, _, _ in predictions})
+    """One result per (model, mode) named in `predictions` and snapshot row, in name order."""
+    runs = sorted({(model, mode) for model, mode, _, _ in predictions})
     for row in rows:
-        for model in models:
-            yield evaluate_row(model, row, predictions.get((model, row["task_id"], row["step"])))
+        for model, mode in runs:
+            found = predictions.get((model, mode, row["task_id"], row["step"]))
+            yield evaluate_row(model, row, found, mode)

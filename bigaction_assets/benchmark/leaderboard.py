@@ -12,7 +12,8 @@ ALL_SPLITS = "all"
 COUNTED = ("missing", "unparsed", "stale")
 # columns of the Markdown table, with their headings
 TABLE = (
-    ("model", "model"), ("split", "split"), ("steps", "steps"), ("tasks", "tasks"),
+    ("model", "model"), ("mode", "mode"), ("split", "split"), ("steps", "steps"),
+    ("tasks", "tasks"),
     ("invalid_steps", "invalid"), ("element_accuracy_macro", "elem acc"),
     ("op_f1_macro", "op F1"), ("op_token_f1_macro", "op tok F1"),
     ("step_success_macro", "step SR"), ("step_success_micro", "step SR (micro)"),
@@ -21,16 +22,17 @@ TABLE = (
 
 
 def leaderboard_rows(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per (model, split), plus `all` per model, from `eval_results` rows.
+    """One row per (model, mode, split), plus `all` per model and mode, from `eval_results`.
 
     Invalid steps are left out of every score and counted; missing, unparsed and stale
     answers are scored as wrong and counted.
     """
-    scored: dict[tuple[str, str], list[Scored]] = {}
-    counts: dict[tuple[str, str], Counter[str]] = {}
+    scored: dict[tuple[str, str, str], list[Scored]] = {}
+    counts: dict[tuple[str, str, str], Counter[str]] = {}
     for result in results:
         split = result["split"] or "unknown"
-        for key in ((result["model"], split), (result["model"], ALL_SPLITS)):
+        run = (result["model"], result["mode"])
+        for key in ((*run, split), (*run, ALL_SPLITS)):
             counts.setdefault(key, Counter())[result["status"]] += 1
             if result["status"] != "invalid_step":
                 scored.setdefault(key, []).append(
@@ -43,12 +45,13 @@ def leaderboard_rows(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                     )
                 )
     rows = []
-    for key in sorted(counts, key=lambda k: (k[0], k[1] == ALL_SPLITS, k[1])):
+    for key in sorted(counts, key=lambda k: (k[0], k[1], k[2] == ALL_SPLITS, k[2])):
         tally = counts[key]
         rows.append(
             {
                 "model": key[0],
-                "split": key[1],
+                "mode": key[1],
+                "split": key[2],
                 **aggregate(scored.get(key, [])),
                 "invalid_steps": tally["invalid_step"],
                 **{name: tally[name] for name in COUNTED},

@@ -12,6 +12,9 @@ import string
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Any
+
+from bigaction_assets.llm.image_parts import image_part, text_part
 
 PROMPT_VERSION = "v1"
 NONE_OF_THE_OTHERS = "None of the other options match the correct element"
@@ -80,3 +83,14 @@ def step_prompts(
         ],
         turn_two=[{"role": "user", "content": user_two}],
     )
+
+
+def with_screenshot(
+    turn_one: list[dict[str, Any]], data: bytes, image_format: str, version: str = PROMPT_VERSION
+) -> list[dict[str, Any]]:
+    """Turn one with the step's screenshot in its user message, as SeeAct's first query holds
+    it: the text, a line saying what follows, then the image as an `image_url` data URL."""
+    *before, user = turn_one
+    note = template("screenshot", version).substitute().strip()
+    parts = [text_part(str(user["content"])), text_part(note), image_part(data, image_format)]
+    return [*before, {**user, "content": parts}]

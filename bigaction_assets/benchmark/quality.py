@@ -15,14 +15,15 @@ GROUP = "benchmark"
 def misplaced_targets(
     con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20
 ) -> list[dict[str, Any]]:
-    """Valid steps whose choices hold no target or several; invalid steps whose choices hold one."""
+    """Steps posable in text whose choices hold no target or several; steps that are not whose
+    choices hold one (a step lacking only its screenshot is posed in full)."""
     return _rows(
         con,
         f"""
-        select episode_id, step, is_valid,
+        select episode_id, step, text_only_valid,
                len(list_intersect(candidate_ids, target_ids)) as targets_among_choices
         from {relation(lake, "benchmark_snapshot", GROUP)}
-        where len(list_intersect(candidate_ids, target_ids)) <> is_valid::int
+        where len(list_intersect(candidate_ids, target_ids)) <> text_only_valid::int
         order by 1, 2 limit {limit}""",
     )
 

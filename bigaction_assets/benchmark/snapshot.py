@@ -28,7 +28,11 @@ class SnapshotSettings:
     """Nearby siblings kept on each side of a choice when pruning."""
 
 
-def _invalid_reason(step: Step, page: Page | None, html: str | None) -> str | None:
+NO_SCREENSHOT = "no_screenshot"
+
+
+def _text_invalid_reason(step: Step, page: Page | None, html: str | None) -> str | None:
+    """Why the step cannot be posed at all, screenshot or not."""
     if html is None:
         return "no_page"
     if not step.targets:
@@ -51,9 +55,12 @@ def snapshot_row(
     raw_html, source_cleaned = pages.get(step.html_sha or "", (None, None))
     html = raw_html if raw_html is not None else source_cleaned
     page = clean_page(html, keep={*step.targets, *step.negatives}) if html is not None else None
-    reason = _invalid_reason(step, page, html)
+    text_reason = _text_invalid_reason(step, page, html)
+    # as MM-Mind2Web~: a step without its screenshot is not a valid multimodal step; it is
+    # still posed in full, so the text-only mode can score it
+    reason = text_reason or (NO_SCREENSHOT if step.image_sha is None else None)
     targets = [t for t in step.targets if page is not None and t in page]
-    positive = targets[0] if reason is None else None
+    positive = targets[0] if text_reason is None else None
     negatives = [n for n in step.negatives if page is not None and n in page and n not in targets]
     task_id = episode["source_id"]
     ids = sample_choices(positive, negatives, settings.k, settings.seed, task_id, step.step)
@@ -91,8 +98,10 @@ def snapshot_row(
         "website": episode.get("website"),
         "domain": episode.get("domain"),
         "subdomain": episode.get("subdomain"),
+        "image_sha": step.image_sha,
         "is_valid": reason is None,
         "invalid_reason": reason,
+        "text_only_valid": text_reason is None,
         "k": settings.k,
         "seed": settings.seed,
         "prompt_version": PROMPT_VERSION,

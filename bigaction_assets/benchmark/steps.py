@@ -19,6 +19,8 @@ class Step:
     step: int
     action_uid: str | None
     html_sha: str | None
+    image_sha: str | None
+    """The screenshot of the page the action was taken on (in `images`), if it has one."""
     op: str
     value: str
     targets: list[str]
@@ -63,16 +65,17 @@ def benchmark_steps(
     """
     details = _json(episode.get("details"))
     page: str | None = None
+    shot: str | None = None
     actions: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for event in events:
         if event["kind"] == "web_observation":
-            page = event.get("html_sha")
+            page, shot = event.get("html_sha"), event.get("image_sha")
         elif event["kind"] == "api_action":
             extra = _json(event.get("extra"))
             if "op" in extra:
-                extra["html_sha"] = page
+                extra["html_sha"], extra["image_sha"] = page, shot
                 actions.append((event, extra))
-            page = None
+            page = shot = None
     by_step: dict[int, list[dict[str, Any]]] = {}
     for candidate in candidates:
         by_step.setdefault(candidate["step"], []).append(candidate)
@@ -91,6 +94,7 @@ def benchmark_steps(
             step=number,
             action_uid=extra.get("action_uid"),
             html_sha=extra["html_sha"],
+            image_sha=extra["image_sha"],
             op=extra["op"],
             value=extra.get("value") or "",
             targets=targets,

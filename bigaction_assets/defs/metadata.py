@@ -5,7 +5,9 @@ from typing import Any
 import dagster as dg
 import pandera.polars as pa
 
-from bigaction_assets.lake import Lake, footer_rows, table_files
+from bigaction_assets.images.store import iter_images
+from bigaction_assets.images.thumbnail import thumbnail_markdown
+from bigaction_assets.lake import Lake, footer_rows, open_parquet, table_files
 from bigaction_assets.schemas import column_descriptions, polars_schema
 
 PREVIEW_CELL_CHARS = 60
@@ -47,3 +49,19 @@ def totals_across_partitions(lake: Lake, group: str, asset: str) -> dict[str, dg
         "total_rows_all_partitions": dg.MetadataValue.int(rows),
         "partitions_in_lake": dg.MetadataValue.int(len(files)),
     }
+
+
+def image_thumbnail(lake: Lake, key: str, sha: str | None = None) -> str:
+    """Markdown of a thumbnail of one image of partition `key` of `images`: the one hashed
+    `sha`, else the first stored; a line saying there is none otherwise (or `sha` is empty)."""
+    if sha is not None:
+        found = next(iter_images(lake, [sha], partitions=[key]), None)
+    else:
+        found = None
+        parquet = open_parquet(lake, "standardized", "images", key)  # a folder or a store
+        if parquet is not None:
+            batches = parquet.iter_batches(1, columns=["image_sha", "bytes"])
+            found = next((batch.to_pylist()[0] for batch in batches if batch.num_rows), None)
+    if found is None:
+        return "_no screenshot to show_"
+    return thumbnail_markdown(found["bytes"], f"screenshot {found['image_sha'][:12]}")

@@ -19,6 +19,12 @@ from dataclasses import dataclass, field
 from bigaction_assets.llm.budget import TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, Budget, PriceTable
 from bigaction_assets.llm.cache import CachedCall, CallCache, CallKey, Spend
 from bigaction_assets.llm.client import CallError, ChatClient, Completion, Messages
+from bigaction_assets.llm.image_parts import (
+    IMAGE_TOKENS_ESTIMATE,
+    content_text,
+    image_count,
+    keyed_messages,
+)
 from bigaction_assets.tokens import count_tokens
 
 BUDGET_EXHAUSTED = "budget_exhausted"
@@ -82,10 +88,19 @@ def sha256_json(value: object) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def prompt_sha(messages: Messages) -> str:
+    """The prompt's part of a cache key: its messages, each inline image by its bytes' sha256."""
+    return sha256_json(keyed_messages(messages))
+
+
 def prompt_tokens_estimate(messages: Messages) -> int:
-    """cl100k_base tokens of the messages as a chat model sees them."""
-    text_tokens = sum(count_tokens(str(m.get("content") or "")) for m in messages)
-    return text_tokens + TOKENS_PER_MESSAGE * len(messages) + TOKENS_PER_REPLY
+    """cl100k_base tokens of the messages as a chat model sees them, images at a fixed cost."""
+    text_tokens = sum(count_tokens(content_text(m.get("content"))) for m in messages)
+    images = sum(image_count(m.get("content")) for m in messages)
+    return (
+        text_tokens + IMAGE_TOKENS_ESTIMATE * images
+        + TOKENS_PER_MESSAGE * len(messages) + TOKENS_PER_REPLY
+    )  # fmt: skip
 
 
 @dataclass
@@ -119,7 +134,7 @@ class CachedCaller:
         return sha256_json(self.client.settings.sampling())
 
     def key(self, messages: Messages) -> CallKey:
-        return CallKey(self.model, sha256_json(messages), self.params_sha)
+        return CallKey(self.model, prompt_sha(messages), self.params_sha)
 
     def _from_cache(
         self, cached: CachedCall, request: CallRequest, validate: Validator

@@ -20,7 +20,8 @@ import orjson
 from bigaction_assets.llm.retry import Backoff, Failure, classify
 from bigaction_assets.llm.transport import http_client
 
-Messages = list[dict[str, str]]
+# a message's content is text, or a list of parts (text and `image_url`) for vision models
+Messages = list[dict[str, Any]]
 Sleep = Callable[[float], Awaitable[None]]
 # llama.cpp and vLLM accept any key; the openai client refuses to start without one.
 PLACEHOLDER_KEY = "unused"

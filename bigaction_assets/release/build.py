@@ -8,7 +8,7 @@ import json
 import os
 import shutil
 import uuid
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,9 +23,11 @@ from bigaction_assets.lake import table_dir
 from bigaction_assets.release.card import CardData, render_card
 from bigaction_assets.release.columns import CONSUMER_COLUMNS, schema_with, sft_table
 from bigaction_assets.release.histogram import histogram, svg
+from bigaction_assets.release.images import write_images
 from bigaction_assets.release.provenance import landing_provenance, sha256_file
 from bigaction_assets.release.reward import reward_configs
 from bigaction_assets.release.shards import DEFAULT_SHARD_BYTES, ParquetShardWriter
+from bigaction_assets.release.tally import Tally
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
 from bigaction_assets.schemas.standardized import EpisodeSchema, EventSchema
@@ -77,23 +79,11 @@ def _counts(column: pa.ChunkedArray) -> dict[str, int]:
     return {row["values"]: row["counts"] for row in pc.value_counts(column).to_pylist()}
 
 
-class _Tally:
-    def __init__(self) -> None:
-        self.rows: dict[str, dict[str, int]] = defaultdict(dict)
-        self.by_source: dict[str, dict[str, Counter[str]]] = defaultdict(
-            lambda: defaultdict(Counter)
-        )
-
-    def add(self, config: str, split: str, source: str, rows: int) -> None:
-        self.by_source[config][source][split] += rows
-
-    def add_rows(self, config: str, split: str, rows: int) -> None:
-        self.rows[config][split] = self.rows[config].get(split, 0) + rows
-
-
-def _standardized(lake: Path, data: Path, datasets: list[str], cap: int, tally: _Tally) -> None:
+def _standardized(
+    lake: Path, data: Path, datasets: list[str], cap: int, tally: Tally
+) -> dict[str, str]:
     """`episodes` and `events`, one `train` split each, a shard set per partition; events count
-    towards their episodes' source."""
+    towards their episodes' source. Returns each dataset's source."""
     source_of: dict[str, str] = {}
     for asset, model in (("episodes", EpisodeSchema), ("events", EventSchema)):
         schema = arrow_schema(model)
@@ -112,9 +102,10 @@ def _standardized(lake: Path, data: Path, datasets: list[str], cap: int, tally: 
                     tally.add(asset, "train", source_of.get(dataset, dataset), table.num_rows)
             writer.close()
             tally.add_rows(asset, "train", writer.rows)
+    return source_of
 
 
-def _sft(lake: Path, data: Path, datasets: list[str], cap: int, tally: _Tally) -> Counter[int]:
+def _sft(lake: Path, data: Path, datasets: list[str], cap: int, tally: Tally) -> Counter[int]:
     """One config per SFT format, split by the examples' own split, a shard set per partition;
     returns token lengths."""
     full = arrow_schema(SftExampleSchema)
@@ -210,8 +201,11 @@ def build_release(
     """Writes the release of `datasets` to `out`, atomically: built aside, then swapped in."""
     tmp = out.with_name(f".{out.name}.tmp-{uuid.uuid4().hex}")
     try:
-        tally = _Tally()
-        _standardized(lake, tmp / "data", datasets, settings.max_shard_bytes, tally)
+        tally = Tally()
+        sources = _standardized(lake, tmp / "data", datasets, settings.max_shard_bytes, tally)
+        images = write_images(
+            lake, tmp / "data", datasets, settings.max_shard_bytes, tally, sources
+        )
         tokens = _sft(lake, tmp / "data", datasets, settings.max_shard_bytes, tally)
         reward_configs(lake, tmp / "data", datasets, settings.max_shard_bytes, tally)
         if not any(sum(splits.values()) for splits in tally.rows.values()):
@@ -227,6 +221,7 @@ def build_release(
                 for c, by in tally.by_source.items()
             },
             histogram_file=HISTOGRAM,
+            image_summary=images,
             token_summary={
                 "examples": examples,
                 "mean": round(sum(t * n for t, n in tokens.items()) / examples) if examples else 0,

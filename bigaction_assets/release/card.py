@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from bigaction_assets.release.images import CONFIG as IMAGES_CONFIG
+from bigaction_assets.release.images import FEATURES as IMAGE_FEATURES
 from bigaction_assets.release.provenance import DatasetProvenance
 from bigaction_assets.sft.sharegpt_format import dataset_entry
 
@@ -17,6 +19,11 @@ SIZE_CATEGORIES = (
 CONFIG_DESCRIPTIONS = {
     "episodes": "one row per episode (a task attempted from start to end), standardized",
     "events": "one row per (episode_id, idx): an observation or an action, in order",
+    "images": (
+        "one row per distinct image (screenshot) of the events, stored once: `image` (an "
+        "`Image` feature, decoded by `datasets`), `image_sha` (what `events.image_sha` and "
+        "`answer_image_sha` hold), `format`, `width`, `height`, `byte_size`"
+    ),
     "sft_openai": (
         "OpenAI chat format for OpenAI-style fine-tuning and TRL: `messages` (role, content, "
         "`tool_calls` with JSON-string arguments, `tool_call_id`; fields a message does not "
@@ -61,6 +68,8 @@ class CardData:
     config: dict[str, Any] = field(default_factory=dict)
     repo_id: str | None = None
     """The Hub repository the release goes to; the examples name `<repo>` without one."""
+    image_summary: dict[str, Any] = field(default_factory=dict)
+    """Images released: `images`, `bytes`, `by_format`."""
 
 
 def data_files_pattern(config: str, split: str) -> str:
@@ -85,8 +94,10 @@ def front_matter(card: CardData) -> str:
         "task_categories:", '- "text-generation"',
         "tags:", '- "agents"', '- "web-agents"', '- "sft"',
         "size_categories:", f"- {_q(size_category(largest))}",
-        "configs:",
     ]  # fmt: skip
+    if any(card.rows.get(IMAGES_CONFIG, {}).values()):
+        lines += dataset_info()
+    lines.append("configs:")
     for config, splits in card.rows.items():
         present = [split for split, rows in splits.items() if rows]
         if not present:
@@ -99,6 +110,16 @@ def front_matter(card: CardData) -> str:
             ]
     lines.append("---")
     return "\n".join(lines)
+
+
+def dataset_info() -> list[str]:
+    """The `images` config's features for the Hub, as the Parquet files describe them too: the
+    `image` column is an `Image` (the viewer shows it), not a struct of bytes and a path."""
+    lines = ["dataset_info:", f"- config_name: {_q(IMAGES_CONFIG)}", "  features:"]
+    for name, feature in IMAGE_FEATURES.items():
+        dtype = "image" if feature["_type"] == "Image" else feature["dtype"]
+        lines += [f"  - name: {_q(name)}", f"    dtype: {_q(dtype)}"]
+    return lines
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
@@ -114,6 +135,13 @@ def statistics(card: CardData) -> list[str]:
         rows = [[s, *(by_source[s].get(x, 0) for x in splits)] for s in sorted(by_source)]
         rows.append(["**total**", *(card.rows[config][x] for x in splits)])
         lines += [*_table(["source", *splits], rows), ""]
+    shots = card.image_summary
+    if shots.get("images"):
+        formats = ", ".join(f"{n} {f}" for f, n in sorted(shots["by_format"].items()))
+        lines += [
+            f"{shots['images']} images ({formats}), {shots['bytes']:,} bytes, in `images`.",
+            "",
+        ]
     summary = card.token_summary
     lines += [
         "### Token lengths of the SFT examples",

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 
 DEFAULT_SHARD_BYTES = 256 * 2**20
 COMPRESSION = "zstd"
+HF_METADATA_KEY = b"huggingface"
 
 
 def shard_name(split: str, index: int, count: int) -> str:
@@ -38,12 +39,23 @@ class ParquetShardWriter:
     `-of-NNNNN` names only on `close`, when their number is known.
     """
 
-    def __init__(self, folder: Path, split: str, schema: pa.Schema, max_bytes: int) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        split: str,
+        schema: pa.Schema,
+        max_bytes: int,
+        compression: str | dict[str, str] = COMPRESSION,
+    ) -> None:
         self.folder = folder
+        self.compression = compression
         self.split = split
-        self.schema = (
-            schema.remove_metadata()
-        )  # no writer-specific metadata: same input, same bytes
+        # no writer-specific metadata (same input, same bytes), but the feature description
+        # `datasets` reads (an `Image` column is a struct without it)
+        kept = {k: v for k, v in (schema.metadata or {}).items() if k == HF_METADATA_KEY}
+        self.schema = schema.remove_metadata()
+        if kept:
+            self.schema = self.schema.with_metadata(kept)
         self.max_bytes = max_bytes
         self.rows = 0
         self._paths: list[Path] = []
@@ -81,7 +93,7 @@ class ParquetShardWriter:
         self._writer = pq.ParquetWriter(
             path,
             self.schema,
-            compression=COMPRESSION,
+            compression=self.compression,
             use_content_defined_chunking=True,
             write_page_index=True,
         )

@@ -6,7 +6,12 @@ import pandera.polars as pa
 import polars as pl
 
 OPERATIONS = ("CLICK", "TYPE", "SELECT")
-INVALID_REASONS = ("no_page", "no_target", "target_not_in_page")
+# no_screenshot: the page and its target are there but not the screenshot (MM-Mind2Web~'s rule);
+# such a step is still valid in the text-only mode (`text_only_valid`)
+INVALID_REASONS = ("no_page", "no_target", "target_not_in_page", "no_screenshot")
+# screenshot: turn one carries the step's screenshot (SeeAct's multimodal scheme); text: the
+# page's HTML alone, so a text-only model is ranked, and steps without a screenshot count
+MODES = ("screenshot", "text")
 # answered: parsed and scored; unparsed: no ELEMENT or ACTION could be read (scored as wrong);
 # missing: no prediction for the step (scored as wrong); stale: a prediction made on other
 # choices (scored as wrong); invalid_step: the step is not valid, so it is not scored.
@@ -41,9 +46,19 @@ class BenchmarkSnapshotSchema(pa.DataFrameModel):
     website: str = pa.Field(nullable=True, description="Website of the task.")
     domain: str = pa.Field(nullable=True, description="Domain category.")
     subdomain: str = pa.Field(nullable=True, description="Sub-domain category.")
-    is_valid: bool = pa.Field(description="Whether the target is in the cleaned page.")
+    image_sha: str = pa.Field(
+        nullable=True,
+        str_matches=r"^[0-9a-f]{64}$",
+        description="The screenshot shown with turn one: sha256 into `images`.",
+    )
+    is_valid: bool = pa.Field(
+        description="The target is in the cleaned page and the step has its screenshot."
+    )
     invalid_reason: str = pa.Field(
         nullable=True, isin=INVALID_REASONS, description="Why the step is not valid."
+    )
+    text_only_valid: bool = pa.Field(
+        description="Valid in the text-only mode: all but the screenshot is there."
     )
     k: pl.Int32 = pa.Field(ge=0, description="Negatives drawn per step (run config).")
     seed: pl.Int64 = pa.Field(description="Seed of the draw (run config).")
@@ -62,9 +77,11 @@ ANSWER_STATUSES = ("answered", "failed", "deferred")
 
 
 class ModelAnswerSchema(pa.DataFrameModel):
-    """One row per (model, step): a live model's replies to the two turns of a valid step."""
+    """One row per (model, mode, step): a live model's replies to the two turns of a step valid
+    in that mode."""
 
     model: str = pa.Field(description="Model that was asked (BIGACTION_LLM_MODEL).")
+    mode: str = pa.Field(isin=MODES, description="screenshot (turn one shows it) or text.")
     task_id: str = pa.Field(description="Task of the step.")
     step: pl.Int32 = pa.Field(ge=0, description="Action number within the task.")
     episode_id: str = pa.Field(description="The standardized episode.")
@@ -84,13 +101,14 @@ class ModelAnswerSchema(pa.DataFrameModel):
         name = "model_answers"
         strict = True
         coerce = True
-        unique = ["model", "task_id", "step"]  # noqa: RUF012 - pandera reads a plain list
+        unique = ["model", "mode", "task_id", "step"]  # noqa: RUF012 - pandera reads a plain list
 
 
 class EvalResultSchema(pa.DataFrameModel):
-    """One row per (model, step): the model's answer and its scores."""
+    """One row per (model, mode, step): the model's answer and its scores."""
 
     model: str = pa.Field(description="Model name, as the predictions name it.")
+    mode: str = pa.Field(isin=MODES, description="screenshot (turn one shows it) or text.")
     task_id: str = pa.Field(description="Task of the step.")
     step: pl.Int32 = pa.Field(ge=0, description="Action number within the task.")
     episode_id: str = pa.Field(description="The standardized episode (what erasure looks for).")
@@ -113,13 +131,14 @@ class EvalResultSchema(pa.DataFrameModel):
         name = "eval_results"
         strict = True
         coerce = True
-        unique = ["model", "task_id", "step"]  # noqa: RUF012 - pandera reads a plain list
+        unique = ["model", "mode", "task_id", "step"]  # noqa: RUF012 - pandera reads a plain list
 
 
 class LeaderboardSchema(pa.DataFrameModel):
-    """One row per (model, split): micro and macro scores over its valid steps."""
+    """One row per (model, mode, split): micro and macro scores over its valid steps."""
 
     model: str = pa.Field(description="Model name.")
+    mode: str = pa.Field(isin=MODES, description="screenshot (turn one shows it) or text.")
     split: str = pa.Field(description="Source split; `all` across splits.")
     steps: pl.Int64 = pa.Field(ge=0, description="Valid steps scored (missing ones included).")
     tasks: pl.Int64 = pa.Field(ge=0, description="Tasks with at least one valid step.")
@@ -143,4 +162,4 @@ class LeaderboardSchema(pa.DataFrameModel):
         name = "leaderboard"
         strict = True
         coerce = True
-        unique = ["model", "split"]  # noqa: RUF012 - pandera reads a plain list
+        unique = ["model", "mode", "split"]  # noqa: RUF012 - pandera reads a plain list

@@ -24,6 +24,7 @@ from bigaction_assets.benchmark.snapshot import SnapshotSettings, episode_rows
 from bigaction_assets.defs.automation import AFTER_INPUTS_CHANGE, WITH_ITS_DATASET
 from bigaction_assets.defs.metadata import (
     column_schema,
+    image_thumbnail,
     markdown_preview,
     totals_across_partitions,
 )
@@ -41,11 +42,13 @@ from bigaction_assets.sink import ValidatedSink
 
 GROUP = "benchmark"
 # Bump when what a step shows or how it is scored changes; prompts carry their own version.
-BENCHMARK_VERSION = f"1.{PROMPT_VERSION}"
+# 2: a step carries its screenshot (image_sha), is valid only with it, and text_only_valid;
+# results and the leaderboard are per mode (screenshot or text)
+BENCHMARK_VERSION = f"2.{PROMPT_VERSION}"
 EVAL_RESULTS_VERSION = f"{BENCHMARK_VERSION}.2"  # .2: rows carry their episode_id
 EVAL_COLUMNS = [
-    "task_id", "step", "episode_id", "dataset", "split", "is_valid", "choices_sha", "candidate_ids",
-    "target_ids", "target_op", "target_op_value",
+    "task_id", "step", "episode_id", "dataset", "split", "is_valid", "text_only_valid",
+    "choices_sha", "candidate_ids", "target_ids", "target_op", "target_op_value",
 ]  # fmt: skip
 
 
@@ -71,7 +74,7 @@ class EvalResultsConfig(dg.Config):
     partitions_def=benchmark_datasets,
     deps=[
         dg.AssetDep(spine, partition_mapping=SAME_DATASET)
-        for spine in ("episodes", "events", "dom_snapshots", "web_candidates")
+        for spine in ("episodes", "events", "dom_snapshots", "images", "web_candidates")
     ],
     code_version=BENCHMARK_VERSION,
     automation_condition=WITH_ITS_DATASET,
@@ -85,6 +88,8 @@ def benchmark_snapshot(
     key = context.partition_key
     invalid: Counter[str] = Counter()
     splits: Counter[str] = Counter()
+    with_screenshot = 0
+    sample_shot = ""  # none yet: a hash no image has
     preview: list[dict[str, Any]] = []
     schema = arrow_schema(BenchmarkSnapshotSchema)
     with open_partition(lake.store, GROUP, "benchmark_snapshot", key, schema) as writer:
@@ -95,23 +100,31 @@ def benchmark_snapshot(
                 splits[row["split"] or "unknown"] += 1
                 if row["invalid_reason"]:
                     invalid[row["invalid_reason"]] += 1
+                if row["image_sha"]:
+                    with_screenshot += 1
+                    sample_shot = sample_shot or row["image_sha"]
                 if len(preview) < 5:
                     preview.append({c: row[c] for c in ("task_id", "step", "target_op")})
                     preview[-1]["choices"] = len(row["candidates"])
                     preview[-1]["answer"] = row["answer_label"] or row["invalid_reason"]
         sink.flush()
     lake.refresh_catalog(context.log)
+    # the first step's screenshot, as turn one shows it, small
+    shown = markdown_preview(preview) + "\n\n" + image_thumbnail(lake.store, key, sample_shot)
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
             **totals_across_partitions(lake.store, GROUP, "benchmark_snapshot"),
             "valid_steps": sink.total - sum(invalid.values()),
+            "text_only_valid_steps": sink.total
+            - sum(n for reason, n in invalid.items() if reason != "no_screenshot"),
+            "steps_with_screenshot": with_screenshot,
             "invalid_by_reason": dict(sorted(invalid.items())),
             "steps_by_split": dict(sorted(splits.items())),
             "k": config.k,
             "seed": config.seed,
             "prompt_version": PROMPT_VERSION,
-            "preview": dg.MetadataValue.md(markdown_preview(preview)),
+            "preview": dg.MetadataValue.md(shown),
         }
     )
 
@@ -153,7 +166,7 @@ def eval_results(
             "dagster/row_count": sink.total,
             **totals_across_partitions(lake.store, GROUP, "eval_results"),
             "prediction_files": [str(f) for f in files],
-            "live_models": sorted({model for model, _, _ in live}),
+            "live_models": sorted({model for model, _, _, _ in live}),
             "results_by_status": dict(sorted(statuses.items())),
             "unusable_prediction_lines": dg.MetadataValue.json(
                 [vars(problem) for problem in problems[:20]]
@@ -171,7 +184,7 @@ def eval_results(
     metadata={"dagster/column_schema": column_schema(LeaderboardSchema)},
 )
 def leaderboard(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
-    """One row per (model, split), plus `all`: micro and macro scores over valid steps."""
+    """One row per (model, mode, split), plus `all`: micro and macro scores over valid steps."""
     columns = list(EvalResultSchema.to_schema().columns)
     rows = leaderboard_rows(iter_table_rows(lake.store, GROUP, "eval_results", columns))
     write_partition(lake.store, GROUP, "leaderboard", "all", frame(LeaderboardSchema, rows))
@@ -201,5 +214,6 @@ def leaderboard(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
             ),
             "chart": dg.MetadataValue.path(chart_at),
             "models": sorted({row["model"] for row in rows}),
+            "modes": sorted({row["mode"] for row in rows}),
         }
     )

@@ -22,12 +22,18 @@ from bigaction_assets.defs.partitions import benchmark_datasets
 from bigaction_assets.defs.resources import LakeResource, LLMResource, environment_llm
 from bigaction_assets.lake import open_partition
 from bigaction_assets.schemas import arrow_schema
-from bigaction_assets.schemas.benchmark import ModelAnswerSchema
+from bigaction_assets.schemas.benchmark import MODES, ModelAnswerSchema
 from bigaction_assets.sink import ValidatedSink
 
 GROUP = "benchmark"
-ANSWERS_VERSION = f"1.{PROMPT_VERSION}"
+ANSWERS_VERSION = f"2.{PROMPT_VERSION}"  # 2: a mode per row; turn one carries the screenshot
 PREVIEW = ("task_id", "step", "status", "answer_two")
+
+
+class ModelAnswersConfig(dg.Config):
+    mode: str = "screenshot"
+    """`screenshot`: turn one shows the step's screenshot (a vision-language model; steps
+    without one are not asked); `text`: the page's HTML alone, for a text-only model."""
 
 
 def model_answers_asset(llm: LLMResource) -> dg.AssetsDefinition:
@@ -45,18 +51,25 @@ def model_answers_asset(llm: LLMResource) -> dg.AssetsDefinition:
         metadata={"dagster/column_schema": column_schema(ModelAnswerSchema)},
     )
     def model_answers(
-        context: dg.AssetExecutionContext, lake: LakeResource, llm: LLMResource
+        context: dg.AssetExecutionContext,
+        lake: LakeResource,
+        llm: LLMResource,
+        config: ModelAnswersConfig,
     ) -> dg.MaterializeResult:
-        """One row per (model, step): a live model's replies to the two turns of a valid step."""
+        """One row per (model, mode, step): a live model's replies to both turns of a step."""
+        if config.mode not in MODES:
+            raise dg.Failure(f"model_answers: mode {config.mode!r} is not one of {list(MODES)}")
         key = context.partition_key
         if not llm.configured:
             kept = keep_without_model(context, lake, GROUP, "model_answers", ModelAnswerSchema)
             metadata = {"llm": NO_MODEL, "how_to_configure": HOW_TO_CONFIGURE}
             totals = totals_across_partitions(lake.store, GROUP, "model_answers")
             return dg.MaterializeResult(metadata={**metadata, "dagster/row_count": kept, **totals})
-        config = llm.config()
-        others = kept_answers(lake.store, key, config.client.model)
-        run = ask_live_model(lake.store, key, config, lake.llm_cache, context.run.run_id)
+        settings = llm.config()
+        others = kept_answers(lake.store, key, settings.client.model, config.mode)
+        run = ask_live_model(
+            lake.store, key, settings, lake.llm_cache, context.run.run_id, config.mode
+        )
         statuses = Counter(row["status"] for row in run.rows)
         schema = arrow_schema(ModelAnswerSchema)
         with open_partition(lake.store, GROUP, "model_answers", key, schema) as out:
@@ -71,9 +84,10 @@ def model_answers_asset(llm: LLMResource) -> dg.AssetsDefinition:
                 "dagster/row_count": sink.total,
                 **totals_across_partitions(lake.store, GROUP, "model_answers"),
                 **calls_metadata(llm, run.stats),
+                "mode": config.mode,
                 "steps_answered_by_status": dict(sorted(statuses.items())),
                 "invalid_steps_not_asked": run.invalid_steps,
-                "other_models_kept": sorted({row["model"] for row in others}),
+                "other_models_kept": sorted({f"{r['model']} ({r['mode']})" for r in others}),
                 "preview": dg.MetadataValue.md(markdown_preview(preview)),
             }
         )

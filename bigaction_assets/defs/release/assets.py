@@ -15,7 +15,7 @@ from bigaction_assets.release.build import EmptyRelease, ReleaseSettings, build_
 from bigaction_assets.release.provenance import NotRedistributable, lake_datasets, releasable
 from bigaction_assets.release.shards import DEFAULT_SHARD_BYTES
 
-RELEASE_VERSION = "1"
+RELEASE_VERSION = "2"  # 2: the `images` config, HF `Image` features
 PIPELINE_VERSION = (
     f"{version('bigaction-assets')}+s{STANDARDIZE_VERSION}.f{SFT_VERSION}.r{RELEASE_VERSION}"
 )
@@ -43,7 +43,7 @@ def release_asset(hub: HubResource) -> dg.AssetsDefinition:
     @dg.asset(
         group_name="release",
         kinds={"huggingface", "parquet"},
-        deps=["episodes", "events", "sft_examples"],
+        deps=["episodes", "events", "images", "sft_examples"],
         code_version=RELEASE_VERSION,
         resource_defs={"hub": hub},
         automation_condition=AFTER_INPUTS_CHANGE,

@@ -12,6 +12,7 @@ import pandera.polars as pandera
 from bigaction_assets import ingest, staging
 from bigaction_assets.defs.metadata import (
     column_schema,
+    image_thumbnail,
     markdown_preview,
     totals_across_partitions,
 )
@@ -131,6 +132,9 @@ def standardized_tables(
             metadata["input_tallies"] = input_tallies
         if name in ("events", "images"):  # each image reference: stored, or why not
             metadata["images_by_outcome"] = image_outcomes
+        if name == "images" and totals[name]:  # a sample, small: the preview stays light
+            shown = f"{metadata['preview'].value}\n\n{image_thumbnail(lake.store, key)}"
+            metadata["preview"] = dg.MetadataValue.md(shown)
         yield dg.MaterializeResult(asset_key=name, metadata=metadata)
 
 
