@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ import dagster as dg
 import duckdb
 import pytest
 import yaml
+from PIL import Image
 
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.release.assets import release_asset
@@ -118,19 +120,30 @@ def lake_counts(target: DagsterLake, datasets: tuple[str, ...]) -> dict[str, dic
     return counts | {f"sft_{f}": sft for f in ("openai", "sharegpt", "openhands")}
 
 
-def assert_same_messages(loaded: list[dict[str, Any]], lake: list[dict[str, Any]]) -> None:
+def assert_same_images(loaded: list[Any], paths: list[str], stored: dict[str, bytes]) -> None:
+    """Images `datasets` decoded are the lake's images the example names, pixel for pixel."""
+    assert len(loaded) == len(paths) > 0
+    for image, path in zip(loaded, paths, strict=True):
+        with Image.open(io.BytesIO(stored[Path(path).stem])) as lake_image:
+            assert image.size == lake_image.size
+            assert image.tobytes() == lake_image.tobytes()
+
+
+def assert_same_messages(
+    loaded: list[dict[str, Any]], lake: list[dict[str, Any]], stored: dict[str, bytes]
+) -> None:
     """Each loaded message holds the lake message's fields, and null in the fields it lacks
     (one Arrow struct holds every kind of message)."""
     assert len(loaded) == len(lake)
     for got, want in zip(loaded, lake, strict=True):
-        if isinstance(want["content"], list):  # parts: released as their text and image paths
+        if isinstance(want["content"], list):  # parts: released as their text and images
             parts = want["content"]
             want = {
-                **want,
-                "content": "\n\n".join(p["text"] for p in parts if p["type"] == "text"),
-                "images": [p["image_url"]["url"] for p in parts if p["type"] == "image_url"],
-            }
-            assert want["images"], "a message of parts here shows a screenshot"
+                **want, "content": "\n\n".join(p["text"] for p in parts if p["type"] == "text")
+            }  # fmt: skip
+            paths = [p["image_url"]["url"] for p in parts if p["type"] == "image_url"]
+            assert_same_images(got["images"], paths, stored)
+            got = {key: value for key, value in got.items() if key != "images"}
         assert {key: got[key] for key in want} == want
         assert all(got[key] is None for key in set(got) - set(want))
 
@@ -140,16 +153,21 @@ def assert_native_columns_hold_the_lake_examples(target, sft_rows) -> None:
     import pyarrow.parquet as pq
 
     lake: dict[str, dict[str, Any]] = {}
+    stored: dict[str, bytes] = {}
     for dataset in ("adp.synatra", "mind2web.train_demo"):
         for row in pq.read_table(target.table("sft", "sft_examples", dataset)).to_pylist():
             lake[row["example_id"]] = row
+        if target.table("standardized", "images", dataset).exists():
+            images = pq.read_table(target.table("standardized", "images", dataset))
+            shas, data = images["image_sha"].to_pylist(), images["bytes"].to_pylist()
+            stored |= dict(zip(shas, data, strict=True))
     for config, rows in sft_rows.items():
         fmt = config.removeprefix("sft_")
         assert len(rows) == len(lake)
         for row in rows:
             example = json.loads(lake[row["example_id"]][fmt])
             if fmt == "openai":
-                assert_same_messages(row["messages"], example["messages"])
+                assert_same_messages(row["messages"], example["messages"], stored)
                 assert json.loads(row["tools"]) == example["tools"]
                 calls = [c for m in row["messages"] for c in m["tool_calls"] or []]
                 assert calls and all(isinstance(json.loads(c["function"]["arguments"]), dict)
@@ -159,6 +177,10 @@ def assert_native_columns_hold_the_lake_examples(target, sft_rows) -> None:
                 assert row["system"] == example["system"]
                 if fmt == "sharegpt":
                     assert row["tools"] == example["tools"]
+                    if example.get("images"):
+                        assert_same_images(row["images"], example["images"], stored)
+                    else:
+                        assert not row["images"]
 
 
 def test_local_release_loads_with_datasets(pipeline, built, tmp_path):

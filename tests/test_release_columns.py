@@ -39,9 +39,34 @@ def table_of(fmt: str, example: dict) -> pa.Table:
     return pa.table({"example_id": ["e#0"], "split": ["train"], "source": ["s"], fmt: [text]})
 
 
+STORED = {"images/ab.png": b"png bytes", "images/cd.webp": b"webp bytes"}
+
+
 def rows(fmt: str, example: dict) -> list[dict]:
     schema = schema_with(IDS, CONSUMER_COLUMNS[fmt])
-    return sft_table(table_of(fmt, example), fmt, schema).to_pylist()
+    return sft_table(table_of(fmt, example), fmt, schema, STORED.__getitem__).to_pylist()
+
+
+def test_example_images_become_image_values_with_the_lake_s_bytes() -> None:
+    shown = {"type": "image_url", "image_url": {"url": "images/ab.png"}}
+    with_parts = {**OPENAI, "messages": [
+        {"role": "user", "content": [shown, {"type": "text", "text": "what now?"}]},
+        {"role": "assistant", "content": "click"},
+    ]}  # fmt: skip
+    [row] = rows("openai", with_parts)
+    user = row["messages"][0]
+    assert user["content"] == "what now?"
+    assert user["images"] == [{"bytes": b"png bytes", "path": "ab.png"}]
+    turns = [{"from": "human", "value": "<image><image>hi"}]
+    paths = ["images/cd.webp", "images/ab.png"]
+    sharegpt = {"conversations": turns, "system": "s", "tools": "[]", "images": paths}
+    [row] = rows("sharegpt", sharegpt)
+    assert row["images"] == [
+        {"bytes": b"webp bytes", "path": "cd.webp"},
+        {"bytes": b"png bytes", "path": "ab.png"},
+    ]
+    with pytest.raises(KeyError):  # an image the lake lacks stops the release, never dropped
+        rows("sharegpt", {**sharegpt, "images": ["images/gone.png"]})
 
 
 def test_openai_messages_become_structs_with_nulls_for_missing_fields() -> None:

@@ -22,6 +22,7 @@ from bigaction_assets.durable import same_files
 from bigaction_assets.lake import table_dir
 from bigaction_assets.release.card import CardData, render_card
 from bigaction_assets.release.columns import CONSUMER_COLUMNS, schema_with, sft_table
+from bigaction_assets.release.features import with_features
 from bigaction_assets.release.histogram import histogram, svg
 from bigaction_assets.release.images import write_images
 from bigaction_assets.release.provenance import landing_provenance, sha256_file
@@ -31,6 +32,7 @@ from bigaction_assets.release.tally import Tally
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
 from bigaction_assets.schemas.standardized import EpisodeSchema, EventSchema
+from bigaction_assets.sft.image_files import PartitionImages
 
 MANIFEST = "release_manifest.json"
 CARD = "README.md"
@@ -110,13 +112,14 @@ def _sft(lake: Path, data: Path, datasets: list[str], cap: int, tally: Tally) ->
     returns token lengths."""
     full = arrow_schema(SftExampleSchema)
     ids = [full.field(c) for c in SFT_COLUMNS]
-    schemas = {f: schema_with(ids, CONSUMER_COLUMNS[f]) for f in SFT_FORMATS}
+    schemas = {f: with_features(schema_with(ids, CONSUMER_COLUMNS[f])) for f in SFT_FORMATS}
     tokens: Counter[int] = Counter()
     for dataset in datasets:
         path = table_dir(lake, "sft", "sft_examples") / f"{dataset}.parquet"
         if not path.exists():
             continue
         writers: dict[tuple[str, str], ParquetShardWriter] = {}
+        images = PartitionImages(lake, dataset)  # what the examples show, as image features
         for table in _row_groups(path, [*SFT_COLUMNS, "tokens", *SFT_FORMATS]):
             tokens.update(table["tokens"].to_pylist())
             for split in sorted(set(table["split"].to_pylist())):
@@ -130,7 +133,7 @@ def _sft(lake: Path, data: Path, datasets: list[str], cap: int, tally: Tally) ->
                     if key not in writers:
                         folder = data / config / dataset
                         writers[key] = ParquetShardWriter(folder, split, schemas[fmt], cap)
-                    writers[key].write(sft_table(made, fmt, schemas[fmt]))
+                    writers[key].write(sft_table(made, fmt, schemas[fmt], images.read_path))
                     for source, n in _counts(made["source"]).items():
                         tally.add(config, split, source, n)
         for (config, split), writer in writers.items():

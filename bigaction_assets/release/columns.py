@@ -18,6 +18,8 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
+from bigaction_assets.release.features import IMAGE_STRUCT
+
 TURN = pa.struct([("from", pa.string()), ("value", pa.string())])
 TOOL_CALL = pa.struct(
     [
@@ -32,7 +34,7 @@ MESSAGE = pa.struct(
         ("content", pa.string()),
         ("tool_calls", pa.list_(TOOL_CALL)),
         ("tool_call_id", pa.string()),
-        ("images", pa.list_(pa.string())),
+        ("images", pa.list_(IMAGE_STRUCT)),
     ]
 )
 MESSAGE_KEYS = {MESSAGE.field(i).name for i in range(MESSAGE.num_fields)}
@@ -44,7 +46,7 @@ CONSUMER_COLUMNS: dict[str, Columns] = {
         ("conversations", pa.list_(TURN)),
         ("system", pa.string()),
         ("tools", pa.string()),
-        ("images", pa.list_(pa.string())),
+        ("images", pa.list_(IMAGE_STRUCT)),
     ],
     "openhands": [("conversations", pa.list_(TURN)), ("system", pa.string())],
 }
@@ -90,9 +92,17 @@ def expand_json(
     return pa.Table.from_pylist(rows, schema=schema)
 
 
-def _message(message: dict[str, Any]) -> dict[str, Any]:
-    """A message whose content is parts (a user's screenshots, then text) as its text and the
-    paths of its images, in order: one Arrow type for every message's content."""
+ImageReader = Callable[[str], bytes]  # an image's bytes by its path in an example
+
+
+def _image(path: str, read: ImageReader) -> dict[str, Any]:
+    """An `Image` feature's value: the lake's bytes, named `<image_sha>.<format>`."""
+    return {"bytes": read(path), "path": path.rsplit("/", 1)[-1]}
+
+
+def _message(message: dict[str, Any], read: ImageReader) -> dict[str, Any]:
+    """A message whose content is parts (a user's screenshots, then text) as its text and its
+    images, in order: one Arrow type for every message's content."""
     unknown = set(message) - MESSAGE_KEYS
     if unknown:
         raise ValueError(f"an openai message has keys with no column: {sorted(unknown)}")
@@ -101,15 +111,22 @@ def _message(message: dict[str, Any]) -> dict[str, Any]:
         return message
     texts = [part["text"] for part in parts if part.get("type") == "text"]
     images = [part["image_url"]["url"] for part in parts if part.get("type") == "image_url"]
-    return {**message, "content": "\n\n".join(texts), "images": images}
+    shown = [_image(url, read) for url in images]
+    return {**message, "content": "\n\n".join(texts), "images": shown}
 
 
-def _openai(example: dict[str, Any]) -> dict[str, Any]:
-    messages = [_message(message) for message in example["messages"]]
-    return {**example, "messages": messages, "tools": orjson.dumps(example["tools"]).decode()}
+def sft_table(table: pa.Table, fmt: str, schema: pa.Schema, read: ImageReader) -> pa.Table:
+    """Rows of `sft_examples` (ids and the JSON text of `fmt`) as config `sft_<fmt>`; each
+    image path of an example becomes the image (`read` gives its bytes)."""
 
+    def openai(example: dict[str, Any]) -> dict[str, Any]:
+        messages = [_message(message, read) for message in example["messages"]]
+        return {**example, "messages": messages, "tools": orjson.dumps(example["tools"]).decode()}
 
-def sft_table(table: pa.Table, fmt: str, schema: pa.Schema) -> pa.Table:
-    """Rows of `sft_examples` (ids and the JSON text of `fmt`) as config `sft_<fmt>`."""
-    prepare = _openai if fmt == "openai" else None
+    def sharegpt(example: dict[str, Any]) -> dict[str, Any]:
+        if "images" not in example:
+            return example
+        return {**example, "images": [_image(path, read) for path in example["images"]]}
+
+    prepare = {"openai": openai, "sharegpt": sharegpt}.get(fmt)
     return expand_json(table, fmt, schema, REPEATED_KEYS.get(fmt, frozenset()), prepare)

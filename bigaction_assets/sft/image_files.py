@@ -53,6 +53,10 @@ class PartitionImages:
             self._group = (group, self._file.read_row_group(group, columns=["bytes"]).column(0))
         return self._group[1][row].as_py()
 
+    def read_path(self, path: str) -> bytes:
+        """The bytes of the image an example names by its path (`images/<name>`)."""
+        return self.read(path.rsplit("/", 1)[-1])
+
     def data_url(self, name: str) -> bytes:
         """`data:image/<format>;base64,...` of the image, as JSON-ready bytes."""
         known = self._urls.get(name)
