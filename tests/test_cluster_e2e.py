@@ -145,7 +145,9 @@ def test_postgres_away_past_its_retries_fails_the_step_clearly_and_the_cluster_r
     run_id = cluster.submit_raw_records("adp.big")
     wait_for_step_start(instance, run_id, "raw_records", TIMEOUT)
     backing.stop_postgres(layout)  # dagster-postgres retries a connection for ~6 s
-    time.sleep(12)
+    # away long enough that the step ends while it is (its end events then meet it): with 12 s
+    # a slow step could end after the database was back and the run passed, under load
+    time.sleep(40)
     backing.start_postgres(layout, cluster.state)
     run = wait_for_run(instance, run_id, TIMEOUT)
     assert run.status == dg.DagsterRunStatus.FAILURE
