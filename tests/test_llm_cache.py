@@ -11,7 +11,7 @@ import pytest
 from llm_server import Reply, ScriptedServer
 
 from bigaction_assets.llm.budget import Budget, Price, PriceTable
-from bigaction_assets.llm.cache import open_cache
+from bigaction_assets.llm.cache import CallCache, CallKey, Spend, open_cache
 from bigaction_assets.llm.caller import (
     CachedCaller,
     CallRequest,
@@ -179,6 +179,21 @@ def test_a_cached_output_todays_rules_refuse_is_asked_again_and_replaced(tmp_pat
     assert again.output == "fine, please" and not again.from_cache
     assert caller.stats.stale_outputs == {"impolite": 1} and caller.stats.requests == 1
     assert third.from_cache and later.stats.requests == 0  # the replacement is kept
+
+
+def test_a_later_failure_or_answer_never_replaces_a_finished_call(tmp_path):
+    """Two runs answering the same call at once: the first output stays, so every row built
+    from the call reads one answer (the same statements as the shared PostgreSQL cache)."""
+    key, spend = CallKey("m", "prompt", "p"), Spend(1, 1, 0.0)
+    with CallCache(tmp_path / "cache.sqlite") as cache:
+        cache.record_ok(key, "first", ["ep"], 1, spend, "r", spend)
+        cache.record_failure(key, "timeout", "", ["ep"], 1, spend, "r", spend)
+        cache.record_ok(key, "second", ["ep"], 1, spend, "r", spend)
+        call = cache.get(key)
+        cache.record_ok(key, "third", ["ep"], 1, spend, "r", spend, stale="first")
+        replaced = cache.get(key)
+    assert call is not None and (call.status, call.output) == ("ok", "first")
+    assert replaced is not None and replaced.output == "third"
 
 
 def test_malformed_responses_are_retried_a_bounded_number_of_times(tmp_path):

@@ -19,7 +19,7 @@ import psycopg2
 import pytest
 from cluster_support import REQUIRED, services_missing
 from llm_server import Reply, ScriptedServer
-from test_llm_cache import requests, run
+from test_llm_cache import must_be_polite, requests, run
 
 from bigaction_assets.cluster import backing
 from bigaction_assets.cluster.layout import ClusterLayout, ClusterState
@@ -137,6 +137,19 @@ def test_a_later_failure_or_answer_never_replaces_a_finished_call(cache_url: str
         cache.record_ok(key, "second", ["ep"], 1, spend, "r", spend)
         call = cache.get(key)
     assert call is not None and (call.status, call.output) == ("ok", "first")
+
+
+def test_a_stale_output_is_asked_again_and_replaced_on_the_shared_cache_too(
+    cache_url: str,
+) -> None:
+    """The one output a later answer replaces: the one today's rules refuse (the statements are
+    shared with SQLite, where `test_llm_cache.py` shows the same)."""
+    with ScriptedServer(lambda r: Reply(content="fine" if r.number == 1 else "fine, please")) as s:
+        [first], _ = run(s.base_url, cache_url, requests(1))
+        [again], _ = run(s.base_url, cache_url, requests(1), validate=must_be_polite)
+        [third], later = run(s.base_url, cache_url, requests(1), validate=must_be_polite)
+    assert first.output == "fine" and again.output == "fine, please" and not again.from_cache
+    assert third.from_cache and later.stats.requests == 0
 
 
 def test_erasure_leaves_no_text_of_the_subject_in_the_table(

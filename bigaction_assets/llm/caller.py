@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 
 from bigaction_assets.llm.budget import TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, Budget, PriceTable
-from bigaction_assets.llm.cache import CachedCall, CallCache, CallKey, Spend
+from bigaction_assets.llm.cache_sql import CachedCall, CallKey, Spend, SqlCallCache
 from bigaction_assets.llm.client import CallError, ChatClient, Completion, Messages
 from bigaction_assets.llm.image_parts import (
     IMAGE_TOKENS_ESTIMATE,
@@ -116,7 +116,7 @@ class CachedCaller:
     """
 
     client: ChatClient
-    cache: CallCache
+    cache: SqlCallCache
     prices: PriceTable
     budget: Budget
     run_id: str
@@ -162,6 +162,8 @@ class CachedCaller:
             answered = self._from_cache(cached, request, validate)
             if answered is not None:
                 return answered
+        # an output today's rules refuse is what this call replaces, and nothing else finished
+        stale = cached.output if cached is not None and cached.status == "ok" else None
         spent, requests = Spend(), 0
         reason, detail = "no_attempt", ""
         temperature = self.client.settings.temperature
@@ -196,11 +198,13 @@ class CachedCaller:
                 self.stats.invalid_outputs[reason] += 1
                 temperature = max(temperature, self.retry_temperature)
                 continue
-            self.cache.record_ok(key, output, request.subjects, requests, spent, self.run_id, spent)
+            self.cache.record_ok(
+                key, output, request.subjects, requests, spent, self.run_id, spent, stale
+            )
             self.stats.completed += 1
             return Outcome(key, "ok", output)
         self.cache.record_failure(
-            key, reason, detail, request.subjects, requests, spent, self.run_id, spent
+            key, reason, detail, request.subjects, requests, spent, self.run_id, spent, stale
         )
         self.stats.failures[reason] += 1
         return Outcome(key, "failed", None, reason, detail)
