@@ -18,42 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bigaction_assets.llm.cache_sql import CachedCall, CallKey, Spend, SqlCallCache
+from bigaction_assets.llm.cache_sql import CachedCall, CallKey, Spend, SqlCallCache, schema
 
 __all__ = ["CacheLocation", "CachedCall", "CallCache", "CallKey", "Spend", "open_cache"]
 
-SCHEMA = """
-create table if not exists calls (
-    model text not null,
-    prompt_sha text not null,
-    params_sha text not null,
-    status text not null check (status in ('ok', 'failed')),
-    output text,
-    reason text,
-    detail text,
-    failed_runs integer not null default 0,
-    requests integer not null default 0,
-    prompt_tokens integer not null default 0,
-    completion_tokens integer not null default 0,
-    cost_usd real not null default 0,
-    finished_at real not null,
-    primary key (model, prompt_sha, params_sha)
-) without rowid;
-create table if not exists call_subjects (
-    subject text not null,
-    model text not null,
-    prompt_sha text not null,
-    params_sha text not null,
-    primary key (subject, model, prompt_sha, params_sha)
-) without rowid;
-create index if not exists call_subjects_by_call on call_subjects (model, prompt_sha, params_sha);
-create table if not exists run_spend (
-    run_id text primary key,
-    prompt_tokens integer not null default 0,
-    completion_tokens integer not null default 0,
-    cost_usd real not null default 0
-) without rowid;
-"""
+SCHEMA = schema(table_options=" without rowid")  # SQLite: a table is its primary key
 
 
 def connect(path: Path) -> sqlite3.Connection:

@@ -15,40 +15,9 @@ from typing import Any
 
 import psycopg2
 
-from bigaction_assets.llm.cache_sql import SqlCallCache
+from bigaction_assets.llm.cache_sql import SqlCallCache, schema
 
-SCHEMA = """
-create table if not exists calls (
-    model text not null,
-    prompt_sha text not null,
-    params_sha text not null,
-    status text not null check (status in ('ok', 'failed')),
-    output text,
-    reason text,
-    detail text,
-    failed_runs integer not null default 0,
-    requests integer not null default 0,
-    prompt_tokens bigint not null default 0,
-    completion_tokens bigint not null default 0,
-    cost_usd double precision not null default 0,
-    finished_at double precision not null,
-    primary key (model, prompt_sha, params_sha)
-);
-create table if not exists call_subjects (
-    subject text not null,
-    model text not null,
-    prompt_sha text not null,
-    params_sha text not null,
-    primary key (subject, model, prompt_sha, params_sha)
-);
-create index if not exists call_subjects_by_call on call_subjects (model, prompt_sha, params_sha);
-create table if not exists run_spend (
-    run_id text primary key,
-    prompt_tokens bigint not null default 0,
-    completion_tokens bigint not null default 0,
-    cost_usd double precision not null default 0
-);
-"""
+SCHEMA = schema(table_options="")
 SCHEMA_LOCK = 7_316_001  # an advisory lock id: workers starting at once create the tables once
 
 

@@ -17,6 +17,46 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
+# Both databases read these types (SQLite by affinity: bigint as integer, double as real).
+_SCHEMA = """
+create table if not exists calls (
+    model text not null,
+    prompt_sha text not null,
+    params_sha text not null,
+    status text not null check (status in ('ok', 'failed')),
+    output text,
+    reason text,
+    detail text,
+    failed_runs integer not null default 0,
+    requests integer not null default 0,
+    prompt_tokens bigint not null default 0,
+    completion_tokens bigint not null default 0,
+    cost_usd double precision not null default 0,
+    finished_at double precision not null,
+    primary key (model, prompt_sha, params_sha)
+){options};
+create table if not exists call_subjects (
+    subject text not null,
+    model text not null,
+    prompt_sha text not null,
+    params_sha text not null,
+    primary key (subject, model, prompt_sha, params_sha)
+){options};
+create index if not exists call_subjects_by_call on call_subjects (model, prompt_sha, params_sha);
+create table if not exists run_spend (
+    run_id text primary key,
+    prompt_tokens bigint not null default 0,
+    completion_tokens bigint not null default 0,
+    cost_usd double precision not null default 0
+){options};
+"""
+
+
+def schema(table_options: str) -> str:
+    """The cache's tables, each created with `table_options` after its columns."""
+    return _SCHEMA.format(options=table_options)
+
+
 COLUMNS = (
     "model, prompt_sha, params_sha, status, output, reason, detail, failed_runs, "
     "prompt_tokens, completion_tokens, cost_usd"
