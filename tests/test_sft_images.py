@@ -4,6 +4,8 @@ carry their own images only, and each image costs its configured tokens."""
 from __future__ import annotations
 
 import base64
+import hashlib
+import io
 import itertools
 import json
 import re
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import datasets
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import BUNDLED_LANDING
@@ -27,6 +30,7 @@ from bigaction_assets.sft.examples import (
     ExampleSettings,
     episode_examples,
 )
+from bigaction_assets.sft.image_files import PartitionImages, inline_images
 from bigaction_assets.sft.llama_factory import sharegpt_rules
 from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_format import render_openhands
@@ -286,3 +290,39 @@ def test_the_training_files_carry_the_lake_s_screenshot_bytes(
     assert sorted(p.name for p in (out / "sharegpt" / "images").iterdir()) == sorted(
         f"{sha}.webp" for sha in lake_bytes
     )
+
+
+def _gif_bytes() -> bytes:
+    """A two-frame GIF: the first frame red, the second blue."""
+    frames = [Image.new("P", (8, 6), color) for color in (1, 2)]
+    for frame in frames:
+        frame.putpalette([0, 0, 0, 255, 0, 0, 0, 0, 255] + [0] * 759)
+    out = io.BytesIO()
+    frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:])
+    return out.getvalue()
+
+
+def test_a_gif_screenshot_reaches_openai_as_the_png_of_its_first_frame(tmp_path):
+    """OpenAI takes no GIF: its example names the PNG the image becomes and carries that PNG;
+    LLaMA-Factory, which reads a GIF, gets the lake's own bytes, and the episode stays in."""
+    gif = _gif_bytes()
+    sha = hashlib.sha256(gif).hexdigest()
+    events = web_episode(with_images={0})
+    events[0][IMAGE_NAME] = f"{sha}.gif"
+    [row, *_] = episode_examples(EPISODE, events, {}, ExampleSettings())
+    openai, sharegpt = json.loads(row["openai"]), json.loads(row["sharegpt"])
+    assert [url for _, url in openai_images(openai)] == [f"images/{sha}.png"]
+    assert openai_problems(openai) == [] and sharegpt["images"] == [f"images/{sha}.gif"]
+    lake = tmp_path / "lake"
+    (lake / "standardized" / "images").mkdir(parents=True)
+    table = pa.table({"image_sha": [sha], "bytes": [gif]})
+    pq.write_table(table, lake / "standardized" / "images" / "mind2web.t.parquet")
+    images = PartitionImages(lake, "mind2web.t")
+    inlined = json.loads(inline_images(row["openai"], row["images"], images))
+    [(_, url)] = openai_images(inlined)
+    media, data = url.removeprefix("data:").split(";base64,")
+    assert media == "image/png"
+    with Image.open(io.BytesIO(base64.b64decode(data))) as png:
+        assert png.format == "PNG" and png.size == (8, 6)
+        assert png.convert("RGB").getpixel((0, 0)) == (255, 0, 0)  # the first frame's red
+    assert images.read(f"{sha}.gif") == gif  # the sharegpt folder's file: the lake's bytes

@@ -3,20 +3,23 @@
 Examples in the lake refer to an image by its path `images/<image_sha>.<format>`. LLaMA-Factory
 reads that path relative to its dataset folder, so the sharegpt folder gets each image file once;
 OpenAI's fine-tuning takes no file beside the JSONL, so each openai line gets the image as a data
-URL in place of the path.
+URL in place of the path (a GIF's first frame as PNG, as OpenAI takes no GIF).
 """
 
 from __future__ import annotations
 
 import base64
+import io
 from collections.abc import Iterable
 from pathlib import Path
 
 import pyarrow as pa
+from PIL import Image
 
 from bigaction_assets.durable import replace_unless_same
+from bigaction_assets.images.header import sniff_format
 from bigaction_assets.lake import Lake, open_parquet
-from bigaction_assets.sft.images import IMAGE_FOLDER, image_path
+from bigaction_assets.sft.images import IMAGE_FOLDER, image_path, openai_image_name
 
 # Data URLs of the images met last: windows of an episode show the same screenshots.
 _URLS_REMEMBERED = 64
@@ -58,20 +61,33 @@ class PartitionImages:
         return self.read(path.rsplit("/", 1)[-1])
 
     def data_url(self, name: str) -> bytes:
-        """`data:image/<format>;base64,...` of the image, as JSON-ready bytes."""
+        """`data:image/<format>;base64,...` of the image in the format `name` ends with, as
+        JSON-ready bytes: the lake's bytes, or converted when the lake holds another format."""
         known = self._urls.get(name)
         if known is None:
             if len(self._urls) >= _URLS_REMEMBERED:
                 self._urls.clear()
             media = name.rsplit(".", 1)[-1]
-            encoded = base64.b64encode(self.read(name))
+            data = self.read(name)
+            if sniff_format(data) != media:
+                data = _converted(data, media)
+            encoded = base64.b64encode(data)
             known = self._urls[name] = b"data:image/" + media.encode() + b";base64," + encoded
         return known
 
 
+def _converted(data: bytes, target: str) -> bytes:
+    """The image's first frame in the format `target` (a GIF as the PNG OpenAI takes)."""
+    with Image.open(io.BytesIO(data)) as image:
+        frame = image.convert("RGBA" if "transparency" in image.info else "RGB")
+    out = io.BytesIO()
+    frame.save(out, format=target.upper())
+    return out.getvalue()
+
+
 def inline_images(text: bytes, names: Iterable[str], images: PartitionImages) -> bytes:
     """An openai example with each image path replaced by the image's data URL."""
-    for name in dict.fromkeys(names):
+    for name in dict.fromkeys(openai_image_name(name) for name in names):
         path = b'"url":"' + image_path(name).encode() + b'"'
         text = text.replace(path, b'"url":"' + images.data_url(name) + b'"')
     return text

@@ -12,8 +12,10 @@ SHAREGPT_PLACEHOLDER = "<image>"
 # A screenshot's cost in the token budget, for the formats that carry it: GPT-4o's high-detail
 # price of a 1280x720 screenshot (6 tiles of 170 tokens, plus 85); Qwen2-VL sees ~1,150.
 IMAGE_TOKENS = 1_105
-# OpenAI's fine-tuning takes these image formats, and at most this many images an example.
+# OpenAI's fine-tuning takes these image formats, and at most this many images an example;
+# an image of another format (a GIF) reaches it converted to PNG (its first frame).
 OPENAI_IMAGE_FORMATS = ("png", "jpeg", "webp")
+OPENAI_CONVERTED_FORMAT = "png"
 OPENAI_MAX_IMAGES = 64
 
 
@@ -38,7 +40,14 @@ def openhands_parts(turn: Turn) -> list[str]:
     return [*parts, turn.content] if turn.content or not parts else parts
 
 
+def openai_image_name(name: str) -> str:
+    """The file name an openai example gives the image `name`: the same for a format OpenAI
+    takes, else the PNG it is converted to (`<sha>.png`)."""
+    sha, _, image_format = name.rpartition(".")
+    return name if image_format in OPENAI_IMAGE_FORMATS else f"{sha}.{OPENAI_CONVERTED_FORMAT}"
+
+
 def openai_image_part(name: str) -> dict[str, object]:
     """An image content part; the lake holds the image's path, which `sft_files` replaces by
-    a data URL of its bytes."""
-    return {"type": "image_url", "image_url": {"url": image_path(name)}}
+    a data URL of its bytes (converted to PNG for a format OpenAI does not take)."""
+    return {"type": "image_url", "image_url": {"url": image_path(openai_image_name(name))}}

@@ -27,7 +27,8 @@ from bigaction_assets.sink import ValidatedSink
 
 # Bump when rendering changes what a model is trained on (prompts, formats, windows).
 # 2: windows end on the assistant, one message per side run, thoughts in sharegpt
-SFT_VERSION = "3"  # 3: screenshots in every format (images, image_tokens)
+# 3: screenshots in every format (images, image_tokens); 4: a GIF reaches openai as a PNG
+SFT_VERSION = "4"
 # Bump when the files' lines change: 2 follows each dataset's written order, not example ids.
 FILES_VERSION = "2"
 GROUP = "sft"
