@@ -115,6 +115,15 @@ def iter_partition_batches(
         yield from batches.to_batches(max_chunksize=batch_rows)
 
 
+def iter_row_groups(
+    lake: Lake, group: str, asset: str, partition: str, columns: list[str] | None = None
+) -> Iterator[pa.Table]:
+    """A partition row group by row group (only `columns`, if given), so memory follows
+    row-group size; on an object store, one version of the object throughout."""
+    file = partition_file(lake, group, asset, partition)
+    yield from _row_groups(lake, file, lambda parquet, i: parquet.read_row_group(i, columns))
+
+
 def partition_file(lake: Lake, group: str, asset: str, partition: str) -> Path | str:
     folder = local_root(lake)
     if folder is not None:

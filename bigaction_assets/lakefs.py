@@ -129,6 +129,16 @@ class LakeRoot:
         infos = self.filesystem.get_file_info(selector)
         return sorted(i.base_name for i in infos if i.type == pafs.FileType.Directory)
 
+    def list_files(self, *parts: str) -> list[str]:
+        """Keys of every file under `parts`, however deep, sorted; hidden ones (a writer's
+        temporary keys) left out."""
+        selector = pafs.FileSelector(self.key(*parts), recursive=True, allow_not_found=True)
+        return sorted(
+            info.path
+            for info in self.filesystem.get_file_info(selector)
+            if info.type == pafs.FileType.File and not info.base_name.startswith(".")
+        )
+
     def exists(self, key: str) -> bool:
         return self.filesystem.get_file_info(key).type == pafs.FileType.File
 
@@ -223,15 +233,17 @@ class LakeRoot:
         uri = f"{self.uri.rstrip('/')}/{name}"
         return LakeRoot(uri=uri, filesystem=self.filesystem, base=self.key(name), s3=self.s3)
 
-    def publish_folder(self, folder: Path) -> dict[str, str]:
+    def publish_folder(self, folder: Path, last: tuple[str, ...] = ()) -> dict[str, str]:
         """Make the objects under this root the files of the local `folder`: each file published
-        whole (put_file; unchanged ones are not uploaded), then objects that are no file of it
+        whole (put_file; unchanged ones are not uploaded), those named in `last` (paths in
+        `folder`: a manifest of the others) after the rest, then objects that are no file of it
         any more deleted. Returns each file's URL by its path in `folder`."""
         keys = {}
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             if not path.name.startswith("."):  # temporary files of a writer
                 keys[self.key(path.relative_to(folder).as_posix())] = path
-        for key, path in keys.items():
+        ordered = sorted(keys.items(), key=lambda kv: kv[1].relative_to(folder).as_posix() in last)
+        for key, path in ordered:
             self.put_file(path, key)
         selector = pafs.FileSelector(self.base, recursive=True, allow_not_found=True)
         for info in self.filesystem.get_file_info(selector):
