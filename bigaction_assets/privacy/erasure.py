@@ -26,10 +26,15 @@ from bigaction_assets.durable import write_durably
 from bigaction_assets.lake import (
     Lake,
     iter_partition_batches,
+    local_root,
     open_partition,
     parquet_reader,
-    table_dir,
+    partition_exists,
+    partition_file,
+    read_arrow,
+    table_files,
 )
+from bigaction_assets.lakefs import LakeRoot
 from bigaction_assets.telemetry.landing import ADAPTER, batch_day, batch_files, episode_id
 
 PSEUDONYM_COLUMNS = ("user_pseudonym", "session_pseudonym")
@@ -176,13 +181,19 @@ def count_in_file(path: Path | str, forgotten: Forgotten, lake: Lake | None = No
     return total
 
 
-def erase_partition(lake: Path, group: str, asset: str, key: str, forgotten: Forgotten) -> int:
-    """Rewrite one partition without the forgotten rows (atomically); rows erased."""
-    path = table_dir(lake, group, asset) / f"{key}.parquet"
-    if count_in_file(path, forgotten) == 0:
+def _stem(file: Path | str) -> str:
+    return file.stem if isinstance(file, Path) else file.rsplit("/", 1)[-1].removesuffix(".parquet")
+
+
+def erase_partition(lake: Lake, group: str, asset: str, key: str, forgotten: Forgotten) -> int:
+    """Rewrite one partition without the forgotten rows (atomically: on a store, the new object
+    replaces the old in one step); rows erased."""
+    path = partition_file(lake, group, asset, key)
+    if count_in_file(path, forgotten, lake) == 0:
         return 0
     erased = 0
-    schema = pq.read_schema(path)
+    on_disk = isinstance(path, Path)
+    schema = pq.read_schema(path) if on_disk else parquet_reader(lake, path).schema_arrow
     # the old file stays readable while the new one is written beside it and swapped in
     with open_partition(lake, group, asset, key, schema) as writer:
         texts = holds_texts(path)
@@ -194,52 +205,65 @@ def erase_partition(lake: Path, group: str, asset: str, key: str, forgotten: For
     return erased
 
 
-def lake_tables(lake: Path) -> Iterable[tuple[str, str]]:
+def lake_tables(lake: Lake) -> Iterable[tuple[str, str]]:
     """(group, asset) of every table in the lake, but the privacy group's own."""
-    if not lake.is_dir():
+    folder = local_root(lake)
+    if folder is None:
+        assert isinstance(lake, LakeRoot)
+        groups = [g for g in lake.list_dirs() if g != PRIVACY_GROUP]
+        return [(group, asset) for group in groups for asset in lake.list_dirs(group)]
+    if not folder.is_dir():
         return []
     return [
         (group.name, asset.name)
-        for group in sorted(p for p in lake.iterdir() if p.is_dir() and p.name != PRIVACY_GROUP)
+        for group in sorted(p for p in folder.iterdir() if p.is_dir() and p.name != PRIVACY_GROUP)
         for asset in sorted(p for p in group.iterdir() if p.is_dir())
     ]
 
 
-def erase_lake(lake: Path, forgotten: Forgotten) -> dict[str, dict[str, int]]:
-    """Erase the forgotten rows from every partition of every lake table; then drop pages that
-    no remaining event of their partition shows. Rows erased, by table and partition."""
+def erase_lake(lake: Lake, forgotten: Forgotten) -> dict[str, dict[str, int]]:
+    """Erase the forgotten rows from every partition of every lake table, and the pages only
+    their events showed. Rows erased, by table and partition.
+
+    Each partition is replaced whole, one after another, so a crash midway leaves each either
+    as it was or erased, and running it again erases the ones left; a partition's pages go
+    before its events, so no crash leaves a page of theirs that a rerun would not find."""
     erased: dict[str, dict[str, int]] = {}
     if not forgotten:
         return erased
     for group, asset in lake_tables(lake):
-        for path in sorted(table_dir(lake, group, asset).glob("*.parquet")):
-            count = erase_partition(lake, group, asset, path.stem, forgotten)
+        for stem in [_stem(f) for f in table_files(lake, group, asset)]:
+            events = (group, asset) == ("standardized", "events")
+            if events and (pages := drop_their_pages(lake, stem, forgotten)):
+                erased.setdefault("standardized/dom_snapshots", {})[stem] = pages
+            count = erase_partition(lake, group, asset, stem, forgotten)
             if count:
-                erased.setdefault(f"{group}/{asset}", {})[path.stem] = count
-    for key in erased.get("standardized/events", {}):
-        pages = drop_orphan_pages(lake, key)
-        if pages:
-            erased.setdefault("standardized/dom_snapshots", {})[key] = pages
+                erased.setdefault(f"{group}/{asset}", {})[stem] = count
     return erased
 
 
-def drop_orphan_pages(lake: Path, key: str) -> int:
-    """Remove the pages of a standardized partition that none of its events refers to."""
-    pages_path = table_dir(lake, "standardized", "dom_snapshots") / f"{key}.parquet"
-    events_path = table_dir(lake, "standardized", "events") / f"{key}.parquet"
-    if not pages_path.exists():
+def drop_their_pages(lake: Lake, key: str, forgotten: Forgotten) -> int:
+    """Remove the pages of a standardized partition that no event but the forgotten senders'
+    shows (none while its events hold no row of theirs)."""
+    if not partition_exists(lake, "standardized", "dom_snapshots", key):
         return 0
-    used = pa.array([], pa.string())
-    if events_path.exists():
-        shas = pq.read_table(events_path, columns=["html_sha"])["html_sha"].combine_chunks()
-        used = pc.unique(pc.drop_null(shas))
-    shas = pq.read_table(pages_path, columns=["html_sha"])["html_sha"]
+    events = partition_file(lake, "standardized", "events", key)
+    if not partition_exists(lake, "standardized", "events", key):
+        return 0
+    if count_in_file(events, forgotten, lake) == 0:
+        return 0
+    columns = ["html_sha", *identity_columns(parquet_reader(lake, events).schema_arrow)]
+    table = read_arrow(lake, "standardized", "events", key, columns=columns)
+    theirs = row_mask(table, forgotten, holds_texts(events))
+    kept = table["html_sha"] if theirs is None else table.filter(pc.invert(theirs))["html_sha"]
+    used = pc.unique(pc.drop_null(kept.combine_chunks()))
+    shas = read_arrow(lake, "standardized", "dom_snapshots", key, columns=["html_sha"])["html_sha"]
     orphans = pc.sum(pc.invert(pc.is_in(shas, value_set=used))).as_py() or 0
     if not orphans:
         return 0
-    schema = pq.read_schema(pages_path)
-    with open_partition(lake, "standardized", "dom_snapshots", key, schema) as writer:
+    schema = parquet_reader(lake, partition_file(lake, "standardized", "dom_snapshots", key))
+    with open_partition(lake, "standardized", "dom_snapshots", key, schema.schema_arrow) as writer:
         for batch in iter_partition_batches(lake, "standardized", "dom_snapshots", key, 256):
             keep = pc.is_in(batch["html_sha"], value_set=used)
-            writer.write(pa.Table.from_batches([batch.filter(keep)], schema=schema))
+            writer.write(pa.Table.from_batches([batch.filter(keep)], schema=schema.schema_arrow))
     return orphans

@@ -10,6 +10,7 @@ from typing import Any
 import pyarrow.dataset as ds
 
 from bigaction_assets.lake import Lake, partition_exists, read_arrow, table_files
+from bigaction_assets.lakefs import LakeRoot
 from bigaction_assets.privacy import forget
 from bigaction_assets.privacy.erasure import Forgotten, count_in_file
 
@@ -62,7 +63,7 @@ def load_forgotten(lake: Lake, landing: Path) -> Forgotten:
     return Forgotten(pseudonyms, frozenset(episodes))
 
 
-def tombstone_rows(landing: Path, lake: Path, erased: dict[str, set[str]]) -> list[dict[str, Any]]:
+def tombstone_rows(landing: Path, lake: Lake, erased: dict[str, set[str]]) -> list[dict[str, Any]]:
     """The new `forgotten_users` rows: earlier tombstones plus the episodes just erased."""
     requests = forget.requests(landing)
     kept = tombstones(lake)
@@ -113,13 +114,17 @@ def files_offenders(
     return offenders
 
 
-def release_offenders(release_dir: Path, forgotten: Forgotten) -> list[dict[str, Any]]:
-    """Shards of a local release folder that hold rows of forgotten senders."""
-    shards = sorted((release_dir / "data").rglob("*.parquet")) if release_dir.exists() else []
+def release_offenders(release: Path | LakeRoot, forgotten: Forgotten) -> list[dict[str, Any]]:
+    """Shards of a release (a local folder, or published on a store) that hold rows of
+    forgotten senders."""
+    if isinstance(release, LakeRoot):
+        keys = [k for k in release.list_files("data") if k.endswith(".parquet")]
+        return files_offenders(keys, forgotten, release)
+    shards = sorted((release / "data").rglob("*.parquet")) if release.exists() else []
     return files_offenders(shards, forgotten)
 
 
-def forgotten_rows(lake: Path, landing: Path) -> dict[str, int]:
+def forgotten_rows(lake: Lake, landing: Path) -> dict[str, int]:
     """Rows of forgotten senders in the tables a release is built from, by table (empty when
     there are none): what a release must refuse to publish."""
     from bigaction_assets.release.provenance import CROSS_DATASET_TABLES, RELEASED_TABLES

@@ -10,6 +10,7 @@ from bigaction_assets.defs.gates import offenders_result
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.defs.reward.resources import open_store
 from bigaction_assets.privacy.register import load_forgotten, release_offenders, table_offenders
+from bigaction_assets.release.published import release_root
 
 CHECK_NAME = "forgotten_users_absent"
 ERASURE = "forgotten_users"
@@ -88,11 +89,12 @@ def annotation_store_forgotten(lake: LakeResource) -> dg.AssetCheckResult:
     name=CHECK_NAME,
     blocking=True,
     additional_deps=[ERASURE],
-    description="No shard of the local release holds a row of a forgotten sender.",
+    description="No shard of the release holds a row of a forgotten sender.",
 )
 def hub_release_forgotten(lake: LakeResource) -> dg.AssetCheckResult:
-    forgotten = load_forgotten(lake.root, lake.landing)
-    release = Path(lake.data_dir) / "release"
+    store = lake.store
+    forgotten = load_forgotten(store, lake.landing)
+    release = Path(lake.data_dir) / "release" if isinstance(store, Path) else release_root(store)
     return offenders_result(release_offenders(release, forgotten), WHAT)
 
 
