@@ -9,17 +9,15 @@ import os
 import shutil
 import uuid
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from bigaction_assets.durable import same_files
-from bigaction_assets.lake import table_dir
+from bigaction_assets.lake import Lake, iter_row_groups, partition_exists
 from bigaction_assets.release.card import CardData, render_card
 from bigaction_assets.release.columns import CONSUMER_COLUMNS, schema_with, sft_table
 from bigaction_assets.release.features import with_features
@@ -70,19 +68,12 @@ class EmptyRelease(Exception):
     """The lake holds nothing to release."""
 
 
-def _row_groups(path: Path, columns: list[str] | None = None) -> Iterator[pa.Table]:
-    """A partition file row group by row group, so memory follows row-group size."""
-    parquet = pq.ParquetFile(path)
-    for index in range(parquet.num_row_groups):
-        yield parquet.read_row_group(index, columns=columns)
-
-
 def _counts(column: pa.ChunkedArray) -> dict[str, int]:
     return {row["values"]: row["counts"] for row in pc.value_counts(column).to_pylist()}
 
 
 def _standardized(
-    lake: Path, data: Path, datasets: list[str], cap: int, tally: Tally
+    lake: Lake, data: Path, datasets: list[str], cap: int, tally: Tally
 ) -> dict[str, str]:
     """`episodes` and `events`, one `train` split each, a shard set per partition; events count
     towards their episodes' source. Returns each dataset's source."""
@@ -90,11 +81,10 @@ def _standardized(
     for asset, model in (("episodes", EpisodeSchema), ("events", EventSchema)):
         schema = arrow_schema(model)
         for dataset in datasets:
-            path = table_dir(lake, "standardized", asset) / f"{dataset}.parquet"
-            if not path.exists():
+            if not partition_exists(lake, "standardized", asset, dataset):
                 continue
             writer = ParquetShardWriter(data / asset / dataset, "train", schema, cap)
-            for table in _row_groups(path):
+            for table in iter_row_groups(lake, "standardized", asset, dataset):
                 writer.write(table)
                 if asset == "episodes":
                     for source, n in _counts(table["source"]).items():
@@ -107,7 +97,7 @@ def _standardized(
     return source_of
 
 
-def _sft(lake: Path, data: Path, datasets: list[str], cap: int, tally: Tally) -> Counter[int]:
+def _sft(lake: Lake, data: Path, datasets: list[str], cap: int, tally: Tally) -> Counter[int]:
     """One config per SFT format, split by the examples' own split, a shard set per partition;
     returns token lengths."""
     full = arrow_schema(SftExampleSchema)
@@ -115,12 +105,12 @@ def _sft(lake: Path, data: Path, datasets: list[str], cap: int, tally: Tally) ->
     schemas = {f: with_features(schema_with(ids, CONSUMER_COLUMNS[f])) for f in SFT_FORMATS}
     tokens: Counter[int] = Counter()
     for dataset in datasets:
-        path = table_dir(lake, "sft", "sft_examples") / f"{dataset}.parquet"
-        if not path.exists():
+        if not partition_exists(lake, "sft", "sft_examples", dataset):
             continue
         writers: dict[tuple[str, str], ParquetShardWriter] = {}
         images = PartitionImages(lake, dataset)  # what the examples show, as image features
-        for table in _row_groups(path, [*SFT_COLUMNS, "tokens", *SFT_FORMATS]):
+        columns = [*SFT_COLUMNS, "tokens", *SFT_FORMATS]
+        for table in iter_row_groups(lake, "sft", "sft_examples", dataset, columns):
             tokens.update(table["tokens"].to_pylist())
             for split in sorted(set(table["split"].to_pylist())):
                 part = table.filter(pc.equal(table["split"], split))
@@ -199,7 +189,7 @@ def replace_folder(new: Path, target: Path) -> None:
 
 
 def build_release(
-    lake: Path, landing: Path, out: Path, datasets: list[str], settings: ReleaseSettings
+    lake: Lake, landing: Path, out: Path, datasets: list[str], settings: ReleaseSettings
 ) -> ReleaseSummary:
     """Writes the release of `datasets` to `out`, atomically: built aside, then swapped in."""
     tmp = out.with_name(f".{out.name}.tmp-{uuid.uuid4().hex}")

@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from bigaction_assets.images.store import ASSET, GROUP
-from bigaction_assets.lake import table_dir
+from bigaction_assets.lake import Lake, iter_row_groups, partition_exists
 from bigaction_assets.release.shards import HF_METADATA_KEY, ParquetShardWriter, pieces
 from bigaction_assets.release.tally import Tally
 
@@ -64,14 +62,8 @@ def _as_release_rows(table: pa.Table) -> pa.Table:
     return pa.table([*columns, image], schema=images_schema())
 
 
-def _row_groups(path: Path) -> Iterator[pa.Table]:
-    parquet = pq.ParquetFile(path)
-    for index in range(parquet.num_row_groups):
-        yield parquet.read_row_group(index)
-
-
 def write_images(
-    lake: Path, data: Path, datasets: list[str], max_bytes: int, tally: Tally,
+    lake: Lake, data: Path, datasets: list[str], max_bytes: int, tally: Tally,
     sources: dict[str, str],
 ) -> dict[str, Any]:  # fmt: skip
     """Writes `data/images/<partition>/train-*.parquet` for each dataset with images, a row
@@ -81,12 +73,11 @@ def write_images(
     formats: Counter[str] = Counter()
     total_bytes = 0
     for dataset in datasets:
-        path = table_dir(lake, GROUP, ASSET) / f"{dataset}.parquet"
-        if not path.exists():
+        if not partition_exists(lake, GROUP, ASSET, dataset):
             continue
         folder = data / CONFIG / dataset
         writer = ParquetShardWriter(folder, SPLIT, images_schema(), max_bytes, COMPRESSION)
-        for group in _row_groups(path):
+        for group in iter_row_groups(lake, GROUP, ASSET, dataset):
             for table in pieces(group, min(max_bytes, SLICE_BYTES)):
                 writer.write(_as_release_rows(table))
                 formats.update(table["format"].to_pylist())

@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bigaction_assets.lake import table_dir
+from bigaction_assets.lake import Lake, table_files
 from bigaction_assets.shard_keys import dataset_of
 from bigaction_assets.sources import split_partition_key
 
@@ -47,12 +47,12 @@ class DatasetProvenance:
     files: list[LandingFile] = field(default_factory=list)
 
 
-def lake_datasets(lake: Path) -> list[str]:
+def lake_datasets(lake: Lake) -> list[str]:
     """Every dataset (partition key) that has a file in any released table."""
     keys = {
-        path.stem
+        path.stem if isinstance(path, Path) else path.rsplit("/", 1)[-1].removesuffix(".parquet")
         for group, asset in RELEASED_TABLES
-        for path in table_dir(lake, group, asset).glob("*.parquet")
+        for path in table_files(lake, group, asset)
     }
     return sorted(keys)
 

@@ -9,15 +9,15 @@ from typing import Protocol
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
-from bigaction_assets.lake import table_dir
+from bigaction_assets.lake import Lake, partition_exists, read_arrow
 from bigaction_assets.release.columns import REWARD_COLUMNS, expand_json, schema_with
 from bigaction_assets.release.shards import ParquetShardWriter
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.reward import RewardExampleSchema
 
 KINDS = ("judge", "preference")
+PARTITION = "all"
 SPLITS = ("train", "test")
 COLUMNS = (
     "example_id", "kind", "origin", "item_kind", "category", "split", "episode_id", "item_id",
@@ -31,21 +31,20 @@ class Tally(Protocol):
     def add(self, config: str, split: str, source: str, rows: int) -> None: ...
 
 
-def released_episodes(lake: Path, datasets: list[str]) -> pa.Array:
+def released_episodes(lake: Lake, datasets: list[str]) -> pa.Array:
     ids = []
     for dataset in datasets:
-        path = table_dir(lake, "standardized", "episodes") / f"{dataset}.parquet"
-        if path.exists():
-            ids.append(pq.read_table(path, columns=["episode_id"])["episode_id"].combine_chunks())
+        if partition_exists(lake, "standardized", "episodes", dataset):
+            table = read_arrow(lake, "standardized", "episodes", dataset, columns=["episode_id"])
+            ids.append(table["episode_id"].combine_chunks())
     return pa.concat_arrays(ids) if ids else pa.array([], pa.string())
 
 
-def reward_configs(lake: Path, data: Path, datasets: list[str], cap: int, tally: Tally) -> None:
+def reward_configs(lake: Lake, data: Path, datasets: list[str], cap: int, tally: Tally) -> None:
     """Write the reward configs of the release into `data` (nothing when the lake has none)."""
-    path = table_dir(lake, "reward", "reward_examples") / "all.parquet"
-    if not path.exists():
+    if not partition_exists(lake, "reward", "reward_examples", PARTITION):
         return
-    table = pq.read_table(path, columns=list(COLUMNS))
+    table = read_arrow(lake, "reward", "reward_examples", PARTITION, columns=list(COLUMNS))
     episodes = released_episodes(lake, datasets)
     rejected_episode = pc.replace_substring_regex(
         table["rejected_item_id"], pattern="#[^#]*$", replacement=""
@@ -66,7 +65,7 @@ def reward_configs(lake: Path, data: Path, datasets: list[str], cap: int, tally:
             )
             if part.num_rows == 0:
                 continue
-            writer = ParquetShardWriter(data / config / path.stem, split, schema, cap)
+            writer = ParquetShardWriter(data / config / PARTITION, split, schema, cap)
             writer.write(expand_json(part, "record", schema))
             writer.close()
             tally.rows[config][split] = writer.rows

@@ -13,6 +13,7 @@ from bigaction_assets.defs.standardized.assets import STANDARDIZE_VERSION
 from bigaction_assets.privacy.register import forgotten_rows
 from bigaction_assets.release.build import EmptyRelease, ReleaseSettings, build_release
 from bigaction_assets.release.provenance import NotRedistributable, lake_datasets, releasable
+from bigaction_assets.release.published import publish_release
 from bigaction_assets.release.shards import DEFAULT_SHARD_BYTES
 
 RELEASE_VERSION = "2"  # 2: the `images` config, HF `Image` features
@@ -55,12 +56,13 @@ def release_asset(hub: HubResource) -> dg.AssetsDefinition:
         config: HubReleaseConfig,
     ) -> dg.MaterializeResult:
         """The release folder: Parquet shards per config and split, a card, a manifest."""
-        datasets = lake_datasets(lake.root)
+        store = lake.store
+        datasets = lake_datasets(store)
         try:
             kept = releasable(datasets, config.exclude_datasets)
             if problems := failed_upstream_gates(context, kept):
                 raise dg.Failure("release blocked by upstream checks: " + "; ".join(problems))
-            if held := forgotten_rows(lake.root, lake.landing):  # now, not at the last run
+            if held := forgotten_rows(store, lake.landing):  # now, not at the last run
                 raise dg.Failure(f"release blocked: rows of forgotten senders remain: {held}")
             settings = ReleaseSettings(
                 max_shard_bytes=config.max_shard_bytes,
@@ -71,12 +73,14 @@ def release_asset(hub: HubResource) -> dg.AssetsDefinition:
                 config=config.model_dump(),
                 repo_id=hub.repo_id,
             )
-            release = build_release(
-                lake.root, lake.landing, Path(lake.data_dir) / RELEASE_DIR, kept, settings
-            )
+            if isinstance(store, Path):
+                out = Path(lake.data_dir) / RELEASE_DIR
+                release, where = build_release(store, lake.landing, out, kept, settings), str(out)
+            else:  # beside an object-store lake, as data/release/ is beside data/lake/
+                release, where = publish_release(store, lake.landing, kept, settings)
         except (NotRedistributable, EmptyRelease) as exc:
             raise dg.Failure(str(exc)) from exc
-        context.log.info(f"release in {release.folder}")
+        context.log.info(f"release in {where}")
         return dg.MaterializeResult(
             metadata={
                 "rows_by_config": dg.MetadataValue.json(release.rows),
@@ -86,7 +90,7 @@ def release_asset(hub: HubResource) -> dg.AssetsDefinition:
                 "content_sha256": release.content_sha256,
                 "datasets": kept,
                 "excluded_datasets": settings.excluded,
-                "path": dg.MetadataValue.path(str(release.folder)),
+                "path": dg.MetadataValue.path(where),
             }
         )
 

@@ -12,6 +12,7 @@ from dagster._core.storage.asset_check_execution_record import (
 
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.release.build import MANIFEST, file_digests
+from bigaction_assets.release.published import object_digests, read_manifest, release_root
 
 RELEASE_DIR = "release"
 
@@ -77,9 +78,17 @@ def failed_upstream_gates(context: dg.AssetExecutionContext, datasets: list[str]
     description="Every file of the local release matches the sha256 its manifest records.",
 )
 def release_matches_manifest(lake: LakeResource) -> dg.AssetCheckResult:
-    folder = Path(lake.data_dir) / RELEASE_DIR
-    recorded = json.loads((folder / MANIFEST).read_text())["files"]
-    actual = file_digests(folder)
+    store = lake.store
+    if isinstance(store, Path):
+        folder = Path(lake.data_dir) / RELEASE_DIR
+        recorded = json.loads((folder / MANIFEST).read_text())["files"]
+        actual = file_digests(folder)
+    else:  # the release published beside an object-store lake
+        root = release_root(store)
+        manifest = read_manifest(root)
+        if manifest is None:
+            return dg.AssetCheckResult(passed=False, description=f"no {MANIFEST} in {root.uri}")
+        recorded, actual = manifest["files"], object_digests(root)
     differ = sorted(p for p in set(recorded) | set(actual) if recorded.get(p) != actual.get(p))
     return dg.AssetCheckResult(
         passed=not differ,

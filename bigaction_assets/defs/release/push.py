@@ -6,6 +6,7 @@ materializes it), and then only through the gates below, checked at push time.
 """
 
 import json
+import tempfile
 from pathlib import Path
 
 import dagster as dg
@@ -15,6 +16,7 @@ from bigaction_assets.defs.release.checks import RELEASE_DIR
 from bigaction_assets.defs.resources import HubResource, LakeResource
 from bigaction_assets.privacy.register import load_forgotten, release_offenders
 from bigaction_assets.release.build import MANIFEST, file_digests
+from bigaction_assets.release.published import download_release, release_root
 
 NOT_CONFIGURED = "not configured (local folder only)"
 
@@ -29,7 +31,7 @@ def push_problems(folder: Path, lake: LakeResource) -> list[str]:
     differ = sorted(p for p in set(recorded) | set(actual) if recorded.get(p) != actual.get(p))
     if differ:  # a file not as built may not even be Parquet: say so and read no further
         return [f"{path} differs from the manifest" for path in differ]
-    held = release_offenders(folder, load_forgotten(lake.root, lake.landing))
+    held = release_offenders(folder, load_forgotten(lake.store, lake.landing))
     return [f"{o['file']} holds {o['rows']} rows of forgotten senders" for o in held]
 
 
@@ -47,28 +49,45 @@ def revision_asset(hub: HubResource) -> dg.AssetsDefinition:
         context: dg.AssetExecutionContext, lake: LakeResource, hub: HubResource
     ) -> dg.MaterializeResult:
         """The release folder committed and tagged on the Hub, when a Hub repo and token are set."""
-        folder = Path(lake.data_dir) / RELEASE_DIR
+        store = lake.store
+        where = str(Path(lake.data_dir) / RELEASE_DIR)
+        if not isinstance(store, Path):
+            where = release_root(store).uri
         if not hub.enabled:
-            context.log.info(f"no Hub configured: the release stays in {folder}")
+            context.log.info(f"no Hub configured: the release stays in {where}")
             metadata = {"hub": NOT_CONFIGURED, "hub_commit": "none", "hub_tag": "none"}
             return dg.MaterializeResult(metadata=metadata)
-        if problems := push_problems(folder, lake):
-            raise dg.Failure("push blocked: " + "; ".join(problems))
-        digest = json.loads((folder / MANIFEST).read_text())["content_sha256"]
-        pushed = hub.publish(folder, PIPELINE_VERSION, digest)
-        assert pushed is not None  # hub.enabled
-        context.log.info(f"release in {folder} pushed to {pushed.url}")
-        return dg.MaterializeResult(
-            metadata={
-                "hub": pushed.repo_id,
-                "hub_commit": pushed.commit or "unchanged",
-                "hub_tag": pushed.tag,
-                "content_sha256": digest,
-                "url": dg.MetadataValue.url(pushed.url),
-            }
-        )
+        if isinstance(store, Path):
+            return push(context, Path(where), lake, hub, where)
+        # beside an object-store lake: pushed from a local copy, checked before it leaves
+        with tempfile.TemporaryDirectory(prefix="bigaction-push-") as folder:
+            copy = download_release(release_root(store), Path(folder))
+            return push(context, copy, lake, hub, where)
 
     return hub_revision
+
+
+def push(
+    context: dg.AssetExecutionContext, folder: Path, lake: LakeResource, hub: HubResource,
+    where: str,
+) -> dg.MaterializeResult:  # fmt: skip
+    """The release in the local `folder` (a copy of the one at `where`) pushed through `hub`,
+    once the gates allow it."""
+    if problems := push_problems(folder, lake):
+        raise dg.Failure("push blocked: " + "; ".join(problems))
+    digest = json.loads((folder / MANIFEST).read_text())["content_sha256"]
+    pushed = hub.publish(folder, PIPELINE_VERSION, digest)
+    assert pushed is not None  # hub.enabled
+    context.log.info(f"release in {where} pushed to {pushed.url}")
+    return dg.MaterializeResult(
+        metadata={
+            "hub": pushed.repo_id,
+            "hub_commit": pushed.commit or "unchanged",
+            "hub_tag": pushed.tag,
+            "content_sha256": digest,
+            "url": dg.MetadataValue.url(pushed.url),
+        }
+    )
 
 
 hub_revision = revision_asset(ENVIRONMENT_HUB)
