@@ -18,10 +18,13 @@ import orjson
 from bigaction_assets import ingest
 from bigaction_assets.dagster_home import prepare_dagster_home
 from bigaction_assets.demo_summary import summary
+from bigaction_assets.lake import Lake, local_root
+from bigaction_assets.lakefs import LAKE_URI_ENV, parse_lake
 from bigaction_assets.privacy.register import forgotten_pseudonyms
 from bigaction_assets.rerun.fingerprint import file_sha256
 from bigaction_assets.rerun.graph import Graph, cache_graph, cached_graph, source_hash
 from bigaction_assets.rerun.inputs import dataset_roots, extra_inputs
+from bigaction_assets.rerun.objects import ObjectStates
 from bigaction_assets.rerun.plan import Plan, Step, plan
 from bigaction_assets.rerun.stamps import Stamps
 from bigaction_assets.settings import DATA_DIR_ENV, Paths
@@ -63,7 +66,8 @@ def land_telemetry(paths: Paths) -> dict[str, Path]:
     from bigaction_assets.telemetry.landing import batch_files
     from bigaction_assets.telemetry.sample import land_sample
 
-    forgotten = forgotten_pseudonyms(paths.lake, paths.landing)
+    # the register of forgotten senders is read where the lake is (on a store, in the store)
+    forgotten = forgotten_pseudonyms(lake_of(paths), paths.landing)
     landed = land_sample(paths.landing, Pseudonymizer.from_env(dev=True), forgotten=forgotten)
     withheld = f", {landed['forgotten']} withheld (forgotten senders)" if forgotten else ""
     print(
@@ -72,6 +76,16 @@ def land_telemetry(paths: Paths) -> dict[str, Path]:
         f"scrubbed {landed['scrubbed']}"
     )
     return batch_files(paths.landing)
+
+
+def lake_of(paths: Paths) -> Lake:
+    """The lake the runs write: `BIGACTION_LAKE_URI`'s (an object store, say), else the data
+    folder's, as `LakeResource.store` finds it."""
+    uri = os.environ.get(LAKE_URI_ENV)
+    if not uri:
+        return paths.lake
+    root = parse_lake(uri)
+    return local_root(root) or root
 
 
 def load_graph(data_dir: Path) -> Graph:
@@ -135,8 +149,10 @@ def rerun_plan(
     roots |= {("raw_telemetry", b): file_sha256(path) for b, path in batches.items()}
     store = data_dir / "annotate" / "store.sqlite3"
     extras = extra_inputs(paths.landing, store, os.environ, configs)
-    stamps = Stamps(data_dir) if force else Stamps.load(data_dir)
-    erase = bool(forgotten_pseudonyms(paths.lake, paths.landing))
+    lake = lake_of(paths)
+    store = None if isinstance(lake, Path) else ObjectStates(lake)  # outputs are objects there
+    stamps = Stamps(data_dir, store=store) if force else Stamps.load(data_dir, store)
+    erase = bool(forgotten_pseudonyms(lake, paths.landing))
     steps = demo_steps(graph, sorted(found), sorted(batches), erase)
     return plan(graph, steps, roots, configs, extras, stamps), configs, stamps
 
@@ -173,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     home = prepare_dagster_home(paths)
     print(f"Ingesting {paths.landing} into {paths.lake} ({DATA_DIR_ENV}); Dagster home {home}")
     outcome = materialize_all(paths, orjson.loads(args.config), args.force, args.explain)
-    print(summary(paths))
+    print(summary(paths, lake_of(paths)))
     failed = [key for key, ok in outcome.items() if not ok]
     if failed:
         print(f"\n{len(failed)} dataset(s) failed: {', '.join(failed)} — see `make ui`, Runs.")

@@ -133,6 +133,10 @@ def finish_step(
     """Says how the step went and stamps what a successful one built."""
     print(f"  {'ok    ' if ok else 'FAILED'} {step.name}", flush=True)
     for asset, partition in step.stale if ok else ():
-        files = output_files(graph, data_dir, asset, partition)
-        stamps.record(asset, partition, plan.fingerprints[asset, partition], files)
+        built: list[Path] | dict[str, list[Any]] = (
+            output_files(graph, data_dir, asset, partition)
+            if stamps.store is None
+            else stamps.store.outputs(graph.assets[asset].group, asset, partition)
+        )
+        stamps.record(asset, partition, plan.fingerprints[asset, partition], built)
     stamps.save()  # after each run: a later failure keeps what is already built

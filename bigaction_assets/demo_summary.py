@@ -7,6 +7,8 @@ import os
 
 import duckdb
 
+from bigaction_assets.lake import Lake, register
+from bigaction_assets.lakefs import LakeRoot
 from bigaction_assets.rerun.inputs import LLM_SETTINGS
 from bigaction_assets.settings import Paths
 
@@ -46,10 +48,13 @@ def unread_lines(con: duckdb.DuckDBPyConnection, views: list[str]) -> list[str]:
     return lines
 
 
-def summary(paths: Paths) -> str:
-    """Rows per table, rejects by reason, and where to look next."""
+def summary(paths: Paths, lake: Lake | None = None) -> str:
+    """Rows per table, rejects by reason, and where to look next; `lake` is where the catalog's
+    views read (the data folder's lake when None)."""
     lines = ["", "Rows per table:"]
     with duckdb.connect(str(paths.catalog), read_only=True) as con:
+        if lake is not None:
+            register(con, lake)  # an object-store lake's views read `s3://` URLs
         views = [
             r[0]
             for r in con.execute(
@@ -69,23 +74,29 @@ def summary(paths: Paths) -> str:
             lines.append("  none")
         lines += unread_lines(con, views)
         lines.append(thoughts_line(con, views))
-    sft = paths.lake.parent / "sft"
+
+    def beside(name: str) -> str:  # where an output folder is: beside the lake
+        return (
+            lake.beside(name).uri if isinstance(lake, LakeRoot) else str(paths.lake.parent / name)
+        )
+
     board = paths.lake.parent / "benchmark" / "leaderboard.md"
-    if board.exists():
-        lines += [
-            "",
-            "Benchmark leaderboard (bundled demo predictions):",
-            board.read_text().rstrip(),
-        ]
+    shown = board.read_text() if board.exists() else None
+    if isinstance(lake, LakeRoot):  # the folders beside an object-store lake
+        outputs = lake.beside("benchmark")
+        key = outputs.key("leaderboard.md")
+        shown = outputs.read_bytes(key).decode() if outputs.exists(key) else None
+    if shown is not None:
+        lines += ["", "Benchmark leaderboard (bundled demo predictions):", shown.rstrip()]
     lines += [
         "",
-        f"Lake (Parquet):   {paths.lake}",
+        f"Lake (Parquet):   {lake.uri if isinstance(lake, LakeRoot) else paths.lake}",
         f"Catalog (DuckDB): {paths.catalog}",
-        f"SFT files:        {sft}/<openai|sharegpt|openhands>/<split>.jsonl",
-        f"Release (Hub):    {paths.lake.parent / 'release'}  (README.md, data/<config>/*.parquet)",
-        f"Benchmark:        {board.parent}  (leaderboard.md, leaderboard.svg; tables "
+        f"SFT files:        {beside('sft')}/<openai|sharegpt|openhands>/<split>.jsonl",
+        f"Release (Hub):    {beside('release')}  (README.md, data/<config>/*.parquet)",
+        f"Benchmark:        {beside('benchmark')}  (leaderboard.md, leaderboard.svg; tables "
         "benchmark_snapshot, eval_results, leaderboard)",
-        f"Reward sets:      {paths.lake.parent / 'reward' / 'llama_factory'}  (judge_*.jsonl, "
+        f"Reward sets:      {beside('reward')}/llama_factory  (judge_*.jsonl, "
         "preference_*.jsonl, dataset_info.json)",
         "",
         "Next:",

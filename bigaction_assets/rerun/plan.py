@@ -16,6 +16,7 @@ from typing import Any
 from bigaction_assets.rerun.fingerprint import combine
 from bigaction_assets.rerun.graph import Graph
 from bigaction_assets.rerun.inputs import EXTRA_DEPS
+from bigaction_assets.rerun.objects import FOLDERS
 from bigaction_assets.rerun.stamps import Stamps
 
 Instance = tuple[str, str | None]  # (asset, partition key or None)
@@ -118,17 +119,9 @@ def plan(
     return Plan(steps, {i: expected(*i) for step in steps for i in step.owns})
 
 
-# Outputs beyond the lake's `<group>/<asset>/<partition>.parquet`: folders under the data dir.
-FOLDERS = {
-    "sft_files": "sft",
-    "leaderboard": "benchmark",
-    "reward_examples": "reward/llama_factory",
-    "hub_release": "release",
-}
-
-
 def output_files(graph: Graph, data_dir: Path, asset: str, partition: str | None) -> list[Path]:
-    """The files an output consists of, as they are now."""
+    """The files an output consists of, as they are now (under the data folder: its folders
+    are the ones beside the lake, FOLDERS)."""
     files = [
         data_dir / "lake" / graph.assets[asset].group / asset / f"{partition or 'all'}.parquet"
     ]

@@ -9,13 +9,16 @@ place, so an unchanged stat key means unchanged bytes, without reading them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from bigaction_assets.durable import write_durably
 from bigaction_assets.rerun.fingerprint import stat_key
+from bigaction_assets.rerun.objects import ObjectStates
 
 STAMPS_FILE = Path("rerun") / "stamps.json"
 FORMAT = 1
@@ -27,23 +30,25 @@ def _name(asset: str, partition: str | None) -> str:
 
 @dataclass
 class Stamps:
-    """The stamps of one data folder (`<data>/rerun/stamps.json`)."""
+    """The stamps of one data folder (`<data>/rerun/stamps.json`); with `store`, of outputs on
+    an object-store lake, each known by its objects' (size, ETag) and the lake's URI."""
 
     data_dir: Path
     entries: dict[str, dict] = field(default_factory=dict)
+    store: ObjectStates | None = None
 
     @property
     def path(self) -> Path:
         return self.data_dir / STAMPS_FILE
 
     @classmethod
-    def load(cls, data_dir: Path) -> Stamps:
+    def load(cls, data_dir: Path, store: ObjectStates | None = None) -> Stamps:
         try:
             saved = orjson.loads((data_dir / STAMPS_FILE).read_bytes())
         except (FileNotFoundError, orjson.JSONDecodeError):
-            return cls(data_dir)  # no stamps (or a torn file): everything is built once
+            return cls(data_dir, store=store)  # no stamps (or a torn file): all built once
         entries = saved.get("stamps", {}) if saved.get("format") == FORMAT else {}
-        return cls(data_dir, entries)
+        return cls(data_dir, entries, store)
 
     def current(self, asset: str, partition: str | None = None) -> str | None:
         """The fingerprint the output was built from, if its files are still as built."""
@@ -61,6 +66,14 @@ class Stamps:
 
     def moved(self, entry: dict) -> str | None:
         """The first output file of the entry that is not as it was built, if any."""
+        built_in = entry.get("store")  # none: files under the data folder
+        if built_in != (self.store.uri if self.store else None):
+            return f"its lake (then {built_in or 'the local one'})"
+        if self.store is not None:
+            for relative, state in entry["outputs"].items():
+                if self.store.state(relative) != state:
+                    return relative
+            return None
         for relative, key in entry["outputs"].items():
             try:
                 if list(stat_key(self.data_dir / relative)) != key:
@@ -70,9 +83,19 @@ class Stamps:
         return None
 
     def record(
-        self, asset: str, partition: str | None, fingerprint: str, outputs: list[Path]
+        self,
+        asset: str,
+        partition: str | None,
+        fingerprint: str,
+        outputs: list[Path] | Mapping[str, list[Any]],
     ) -> None:
-        """Stamp an output just built; call it only after the run that built it succeeded."""
+        """Stamp an output just built (its files, or its objects' states from `store`); call it
+        only after the run that built it succeeded."""
+        if isinstance(outputs, Mapping):
+            assert self.store is not None, "objects are stamped with the store they are on"
+            stamp = {"fingerprint": fingerprint, "outputs": dict(sorted(outputs.items()))}
+            self.entries[_name(asset, partition)] = {**stamp, "store": self.store.uri}
+            return
         self.entries[_name(asset, partition)] = {
             "fingerprint": fingerprint,
             "outputs": {
