@@ -54,8 +54,9 @@ class LakeResource(dg.ConfigurableResource):
         if not isinstance(store, Path):
             raise NotOnObjectStore(
                 f"the lake is {self.lake_uri}, and this stage still reads the lake as local "
-                "files: on an object store only a dataset's build and scoring, the leaderboard "
-                "and the reward sets run yet (docs/deploy.md, 'The lake on object storage')"
+                "files: on an object store only a dataset's build and scoring, the leaderboard, "
+                "the reward sets, the erasure and the release run yet (docs/deploy.md, 'The "
+                "lake on object storage')"
             )
         return store
 

@@ -1,11 +1,12 @@
 """Stamps of outputs on an object-store lake: each object known by its size and the store's
 content tag (S3's ETag), listed a folder at a time.
 
-The ETag is the store's own digest of an object's bytes (the MD5 of an object written in one
-piece, as the lake's are: uploaded, then copied into place): any edit changes it, even one that
-keeps the size within the same second, while rewriting the object's metadata ("touching" it,
-a copy onto itself) leaves it, as a content fingerprint should. It costs no read: one listing
-per lake table and output folder, where hashing the objects would read the whole lake.
+The ETag is the store's own digest of an object's bytes (on S3 the MD5 of an object written
+in one piece; a multipart upload's is a digest of its parts' digests): any edit changes it,
+even one that keeps the size within the same second (S3's times have one-second resolution),
+while rewriting only the object's metadata ("touching" it: a copy onto itself) leaves it, as a
+content fingerprint should. It costs no read: one listing per lake table and output folder,
+where hashing the objects would read the whole lake.
 """
 
 from __future__ import annotations
