@@ -1,5 +1,5 @@
-"""Erasing forgotten senders from the landing area and from every lake table, and finding any
-row of theirs that is left.
+"""Erasing forgotten senders from every lake table (from the landing area: landing_erasure.py),
+and finding any row of theirs that is left.
 
 A table's rows are tied to a sender by its columns, whatever the table: `user_pseudonym` or
 `session_pseudonym` (a forgotten pseudonym), `episode_id` (an episode of theirs), or an id of
@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from bigaction_assets.durable import write_durably
 from bigaction_assets.lake import (
     Lake,
     iter_partition_batches,
@@ -35,7 +33,7 @@ from bigaction_assets.lake import (
     table_files,
 )
 from bigaction_assets.lakefs import LakeRoot
-from bigaction_assets.telemetry.landing import ADAPTER, batch_day, batch_files, episode_id
+from bigaction_assets.telemetry.landing import ADAPTER
 
 PSEUDONYM_COLUMNS = ("user_pseudonym", "session_pseudonym")
 EPISODE_COLUMN = "episode_id"
@@ -61,56 +59,6 @@ class Forgotten:
         last part of a telemetry episode id)."""
         runs = {episode.rsplit("/", 1)[-1] for episode in self.episodes}
         return "|".join(sorted(re.escape(p) for p in self.pseudonyms | runs if p))
-
-
-@dataclass
-class LandingErasure:
-    records: int = 0
-    files_rewritten: int = 0
-    files_removed: int = 0
-    episodes: dict[str, set[str]] = field(default_factory=dict)
-    """Episodes erased, by the forgotten pseudonym they belonged to."""
-
-
-def _owner(envelope: object, pseudonyms: frozenset[str]) -> str | None:
-    """The forgotten pseudonym a landed line belongs to, if any."""
-    if not isinstance(envelope, dict):
-        return None
-    for name in ("user", "session"):
-        if envelope.get(name) in pseudonyms:
-            return envelope[name]
-    return None
-
-
-def erase_landing(landing: Path, pseudonyms: frozenset[str]) -> LandingErasure:
-    """Remove the senders' lines from every landed batch; a batch left empty is deleted."""
-    report = LandingErasure()
-    if not pseudonyms:
-        return report
-    for batch_id, path in batch_files(landing).items():
-        kept: list[bytes] = []
-        erased = 0
-        with open(path, "rb") as handle:
-            for line in handle:
-                value = orjson.loads(line) if line.strip() else None
-                owner = _owner(value, pseudonyms)
-                if owner is not None:
-                    erased += 1
-                    episodes = report.episodes.setdefault(owner, set())
-                    if isinstance(value.get("run"), str):  # a damaged line may have none
-                        episodes.add(episode_id(batch_day(batch_id), value["run"]))
-                else:
-                    kept.append(line)
-        if not erased:
-            continue
-        report.records += erased
-        if kept:
-            write_durably(path, b"".join(kept))
-            report.files_rewritten += 1
-        else:
-            path.unlink()
-            report.files_removed += 1
-    return report
 
 
 def row_mask(

@@ -10,7 +10,8 @@ from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import write_partition
 from bigaction_assets.llm.forget import erase_subjects
 from bigaction_assets.privacy import forget, register
-from bigaction_assets.privacy.erasure import Forgotten, erase_lake, erase_landing
+from bigaction_assets.privacy.erasure import Forgotten, erase_lake
+from bigaction_assets.privacy.landing_erasure import erase_landing
 from bigaction_assets.schemas import frame
 from bigaction_assets.schemas.telemetry import ForgottenUserSchema
 from bigaction_assets.sft.files import GROUP as SFT_GROUP
