@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pandera.polars as pa
 
-from bigaction_assets.lake import PartitionWriter, open_partition
+from bigaction_assets.lake import Lake, PartitionWriter, open_partition
 from bigaction_assets.schemas import arrow_schema, validated_table
 
 # Bounds on what is held before a flush: rows, and characters of text (pages run to megabytes).
@@ -64,7 +63,7 @@ class PendingPartitions:
 
     def __init__(
         self,
-        lake: Path,
+        lake: Lake,
         group: str,
         asset: str,
         model: type[pa.DataFrameModel],

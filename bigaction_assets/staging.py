@@ -7,10 +7,10 @@
 # standardize code is the same version, and the pass met nothing whose outcome depends on the
 # whole dataset (an unreadable record, whose reject comes before all others; a repeated record
 # id, which changes episode ids). Otherwise the standardize step works from the raw table.
+# Where they are staged, on a local disk or in an object store: staging_area.py.
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -22,11 +22,12 @@ import pandera.polars as pandera
 
 from bigaction_assets import ingest
 from bigaction_assets.images.resolve import ImageResolver
-from bigaction_assets.lake import PartitionWriter, partition_path, table_dir
+from bigaction_assets.lake import Lake
 from bigaction_assets.privacy.withhold import SenderFilter
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.sink import ValidatedSink
 from bigaction_assets.sources.base import SourceAdapter
+from bigaction_assets.staging_area import staging_area
 
 FORMAT = 1  # of the manifest below
 PREVIEW_ROWS = 5
@@ -34,35 +35,20 @@ PREVIEW_ROWS = 5
 Tables = dict[str, tuple[type[pandera.DataFrameModel], tuple[str, ...]]]
 
 
-def staged_path(lake: Path, group: str, table: str, key: str, pass_id: str) -> Path:
-    """A hidden file beside the partition, never matched by `*.parquet`, named after the pass
-    that wrote it (so a concurrent rerun of the partition never hands over another's file)."""
-    return table_dir(lake, group, table) / f".{key}.{pass_id}.staged"
-
-
-def manifest_path(lake: Path, key: str) -> Path:
-    return table_dir(lake, "raw", "raw_records") / f".{key}.staged.json"
-
-
-def discard(lake: Path, group: str, tables: list[str], key: str) -> None:
+def discard(lake: Lake, group: str, tables: list[str], key: str) -> None:
     """Remove the partition's manifest and whatever any pass staged for it."""
-    manifest_path(lake, key).unlink(missing_ok=True)
-    for name in tables:
-        for path in table_dir(lake, group, name).glob(f".{key}.*.staged"):
-            path.unlink(missing_ok=True)
+    staging_area(lake).discard(group, tables, key)
 
 
 class StagedTables:
     """The standardized rows of one partition, validated and written to staged files."""
 
-    def __init__(self, lake: Path, group: str, key: str, tables: Tables, version: str) -> None:
-        self.lake, self.key, self.tables, self.version = lake, key, tables, version
+    def __init__(self, lake: Lake, group: str, key: str, tables: Tables, version: str) -> None:
+        self.area, self.key, self.tables, self.version = staging_area(lake), key, tables, version
         self.pass_id = uuid.uuid4().hex
-        discard(lake, group, list(tables), key)
+        self.area.discard(group, list(tables), key)
         self.writers = {
-            name: PartitionWriter(
-                staged_path(lake, group, name, key, self.pass_id), arrow_schema(model)
-            )
+            name: self.area.writer(group, name, key, self.pass_id, arrow_schema(model))
             for name, (model, _) in tables.items()
         }
         self.sinks = {
@@ -101,58 +87,54 @@ class StagedTables:
             for writer in self.writers.values():
                 writer.abort()
 
-    def finish(self, raw_file: Path) -> None:
-        """Commit the staged files and, last, the manifest that vouches for them."""
+    def finish(self) -> None:
+        """Commit the staged files and, last, the manifest that vouches for them and for the
+        raw partition the pass wrote."""
         if not self.usable:
             return
         for sink in self.sinks.values():
             sink.flush()
         for writer in self.writers.values():
             writer.commit()
-        stat = raw_file.stat()
         manifest = {
             "format": FORMAT,
             "pass": self.pass_id,
             "version": self.version,
-            "raw_file": [stat.st_size, stat.st_mtime_ns],
+            "raw_file": self.area.raw_stamp(self.key),
             "totals": {name: sink.total for name, sink in self.sinks.items()},
             "previews": self.previews,
             "rejects_by_reason": dict(self.reasons),
             "tallies": dict(self.tallies),
         }
-        path = manifest_path(self.lake, self.key)
-        tmp = path.with_name(f"{path.name}.{self.pass_id}.tmp")
-        tmp.write_bytes(orjson.dumps(manifest))
-        os.replace(tmp, path)
+        self.area.write_manifest(self.key, self.pass_id, orjson.dumps(manifest))
 
 
 def take(
-    lake: Path, group: str, key: str, tables: list[str], version: str
+    lake: Lake, group: str, key: str, tables: list[str], version: str
 ) -> dict[str, Any] | None:
     """Move the staged tables into place and return their manifest, if they are still exactly
     what standardizing the raw partition would write; else discard them and return None."""
-    try:
-        manifest = orjson.loads(manifest_path(lake, key).read_bytes())
-        stat = partition_path(lake, "raw", "raw_records", key).stat()
-    except FileNotFoundError:
-        manifest = None
+    area = staging_area(lake)
+    text = area.read_manifest(key)
+    manifest = orjson.loads(text) if text is not None else None
     current = (
         manifest is not None
         and manifest["format"] == FORMAT
         and manifest["version"] == version
-        and manifest["raw_file"] == [stat.st_size, stat.st_mtime_ns]
         and isinstance(manifest.get("pass"), str)
+        and manifest["raw_file"] is not None
+        and manifest["raw_file"] == area.raw_stamp(key)
     )
     try:
         if current:
+            assert manifest is not None
             for name in tables:
-                staged = staged_path(lake, group, name, key, manifest["pass"])
-                os.replace(staged, partition_path(lake, group, name, key))
-            manifest_path(lake, key).unlink(missing_ok=True)
+                area.hand_over(group, name, key, manifest["pass"])
+            area.delete_manifest(key)
             return manifest
     except FileNotFoundError:  # a rerun of the raw step discarded them meanwhile
         pass
-    discard(lake, group, tables, key)
+    area.discard(group, tables, key)
     return None
 
 

@@ -54,9 +54,8 @@ class LakeResource(dg.ConfigurableResource):
         if not isinstance(store, Path):
             raise NotOnObjectStore(
                 f"the lake is {self.lake_uri}, and this stage still reads the lake as local "
-                "files: on an object store only a dataset's build and scoring, the leaderboard, "
-                "the reward sets, the erasure and the release run yet (docs/deploy.md, 'The "
-                "lake on object storage')"
+                "files (docs/deploy.md, 'The lake on object storage', lists the stages that "
+                "run on an object store)"
             )
         return store
 

@@ -11,6 +11,7 @@ from typing import Any
 import duckdb
 import orjson
 
+from bigaction_assets.lake import Lake
 from bigaction_assets.quality import has_table, relation
 from bigaction_assets.schemas.telemetry import RawTelemetrySchema
 from bigaction_assets.schemas.values import row_problem
@@ -104,7 +105,7 @@ def read_batch(
     return read
 
 
-def daily_report(con: duckdb.DuckDBPyConnection, lake: Path) -> list[dict[str, Any]]:
+def daily_report(con: duckdb.DuckDBPyConnection, lake: Lake) -> list[dict[str, Any]]:
     """Per UTC day: batches, steps, episodes, senders, steps by level, placeholders by kind."""
     if not has_table(lake, "raw_telemetry", "telemetry"):
         return []

@@ -2,15 +2,13 @@
 
 from collections import Counter
 from datetime import UTC, datetime
-from pathlib import Path
 
 import dagster as dg
-import pyarrow.parquet as pq
 
 from bigaction_assets import unread
 from bigaction_assets.defs.metadata import column_schema, markdown_preview
 from bigaction_assets.defs.resources import LakeResource
-from bigaction_assets.lake import open_partition, partition_path
+from bigaction_assets.lake import Lake, open_partition, partition_exists, read_arrow
 from bigaction_assets.schemas import arrow_schema, validated_table
 from bigaction_assets.schemas.raw import UnreadLandingFileSchema
 from bigaction_assets.sources import adapters
@@ -21,11 +19,11 @@ UNREAD_VERSION = "1"
 PREVIEW_ROWS = 20
 
 
-def _first_seen(path: Path) -> dict[str, str]:
+def _first_seen(lake: Lake) -> dict[str, str]:
     """When the table last written first listed each file: kept, so a rerun changes no byte."""
-    if not path.is_file():
+    if not partition_exists(lake, GROUP, ASSET, "all"):
         return {}
-    table = pq.read_table(path, columns=["path", "first_seen"])
+    table = read_arrow(lake, GROUP, ASSET, "all", columns=["path", "first_seen"])
     return dict(zip(table["path"].to_pylist(), table["first_seen"].to_pylist(), strict=True))
 
 
@@ -41,8 +39,7 @@ def unread_landing_files(
     """One row per landing file no adapter (nor another stage) reads, or that cannot be opened:
     a folder no adapter owns, an ending its adapter does not read, a damaged Parquet file."""
     files = unread.unread_files(lake.landing, adapters())
-    target = partition_path(lake.root, GROUP, ASSET, "all")
-    seen = _first_seen(target)
+    seen = _first_seen(lake.store)
     now = datetime.now(UTC).isoformat(timespec="seconds")
     rows = [
         {"path": f.path, "size": f.size, "reason": f.reason, "detail": f.detail,
@@ -52,7 +49,7 @@ def unread_landing_files(
     for file in files:
         context.log.warning(f"landing file not read: {file.path} ({file.reason}: {file.detail})")
     schema = arrow_schema(UnreadLandingFileSchema)
-    with open_partition(lake.root, GROUP, ASSET, "all", schema) as writer:
+    with open_partition(lake.store, GROUP, ASSET, "all", schema) as writer:
         writer.write(validated_table(UnreadLandingFileSchema, rows))
     lake.refresh_catalog(context.log)
     return dg.MaterializeResult(
@@ -69,7 +66,7 @@ def unread_landing_files(
 def landing_files_all_read(lake: LakeResource) -> dg.AssetCheckResult:
     """Every landing file is read by some adapter or stage (a warning otherwise: nothing
     downstream is wrong, but data someone landed is not getting in)."""
-    table = pq.read_table(partition_path(lake.root, GROUP, ASSET, "all"), columns=["path"])
+    table = read_arrow(lake.store, GROUP, ASSET, "all", columns=["path"])
     paths = table["path"].to_pylist()
     return dg.AssetCheckResult(
         passed=not paths,

@@ -2,7 +2,6 @@
 
 from collections import Counter
 from contextlib import nullcontext
-from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -38,13 +37,12 @@ def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
     preview: list[dict] = []
     schema = arrow_schema(RawRecordSchema)
     # Standardize in this same pass (see `staging`), except records of people, which must not
-    # sit anywhere an erasure does not look, and on an object store, where the hand-over's
-    # rename is not atomic (the standardize step then reads the raw table, as it can always do).
+    # sit anywhere an erasure does not look (the standardize step then reads the raw table).
     staged = (
         None
-        if getattr(adapter, "holds_personal_data", False) or not lake.is_local
+        if getattr(adapter, "holds_personal_data", False)
         else staging.StagedTables(
-            lake.root,
+            lake.store,
             GROUP,
             context.partition_key,
             {name: (model, columns) for name, (model, _, columns) in TABLES.items()},
@@ -68,7 +66,7 @@ def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
         staging.read_and_stage(adapter, dataset, files, lake.landing, add, staged, withhold)
         sink.flush()
     if staged is not None:
-        staged.finish(Path(writer.final_path))
+        staged.finish()
     lake.refresh_catalog(context.log)
     return dg.MaterializeResult(
         metadata={

@@ -100,11 +100,7 @@ def standardized_tables(
     adapter, dataset = split_partition_key(context.partition_key)
     key = context.partition_key
     # The raw step standardized the records in its own pass when it could (see `staging`).
-    staged = (  # never on an object store: its raw step stages nothing
-        staging.take(lake.root, GROUP, key, list(TABLES), STANDARDIZE_VERSION)
-        if lake.is_local
-        else None
-    )
+    staged = staging.take(lake.store, GROUP, key, list(TABLES), STANDARDIZE_VERSION)
     if staged is None:
         totals, previews, reasons, tallies = _standardize_raw_table(lake, adapter, dataset, key)
     else:

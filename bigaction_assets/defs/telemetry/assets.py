@@ -64,7 +64,7 @@ def raw_telemetry(
     that cannot be stored, so a damaged batch never holds back the others."""
     files = batch_files(lake.landing)
     # asked to be forgotten (perhaps not yet erased): their steps are withheld, and counted
-    forgotten = forgotten_pseudonyms(lake.root, lake.landing)
+    forgotten = forgotten_pseudonyms(lake.store, lake.landing)
     withheld: Counter[str] = Counter()
     levels: Counter[str] = Counter()
     scrubbed: Counter[str] = Counter()
@@ -92,7 +92,7 @@ def raw_telemetry(
 
     # one run takes every batch a sensor tick found: batches are validated many at a time
     # (a contract check costs ~20 ms however few the rows), each written to its own partition
-    pending = PendingPartitions(lake.root, GROUP, "raw_telemetry", RawTelemetrySchema, refused)
+    pending = PendingPartitions(lake.store, GROUP, "raw_telemetry", RawTelemetrySchema, refused)
     for key in context.partition_keys:
         if key not in files:
             gone.append(key)  # erased whole after a forget request: the partition is empty
@@ -109,7 +109,7 @@ def raw_telemetry(
     pending.flush()
     selected = {key.path[-1] for key in context.selected_asset_keys}
     if REJECTS in selected:
-        kept = PendingPartitions(lake.root, GROUP, REJECTS, TelemetryRejectSchema)
+        kept = PendingPartitions(lake.store, GROUP, REJECTS, TelemetryRejectSchema)
         for key in context.partition_keys:
             kept.add(key, rejects[key])
         kept.flush()
@@ -157,10 +157,10 @@ def raw_telemetry(
 )
 def telemetry_report(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
     """One row per UTC day of telemetry: batches, steps, senders, levels, what was scrubbed."""
-    with query_connection() as con:
-        rows = daily_report(con, lake.root)
+    with query_connection(lake.store) as con:
+        rows = daily_report(con, lake.store)
     report = frame(TelemetryReportSchema, rows)
-    write_partition(lake.root, "telemetry", "telemetry_report", "all", report)
+    write_partition(lake.store, "telemetry", "telemetry_report", "all", report)
     lake.refresh_catalog(context.log)
     return dg.MaterializeResult(
         metadata={
