@@ -17,11 +17,15 @@ import dagster as dg
 from celery import Celery
 from celery.result import AsyncResult
 from dagster._core.execution.retries import RetryMode
-from dagster_celery.core_execution_loop import core_celery_execution_loop
-from dagster_celery.executor import CELERY_CONFIG, CeleryExecutor, _submit_task
+from dagster._grpc.types import ExecuteStepArgs
+from dagster._serdes import pack_value
+from dagster_celery.config import TASK_EXECUTE_PLAN_NAME
+from dagster_celery.executor import CELERY_CONFIG, CeleryExecutor
 from kombu.exceptions import OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from bigaction_assets.cluster.execution_loop import celery_execution_loop
 
 WATCH_SECONDS = 3.0
 """How often the worker of a started step is pinged."""
@@ -101,26 +105,66 @@ class WatchedResult:
         self._result.revoke()
 
 
+def _send_task(
+    app: Celery, plan_context: Any, steps: list[Any], queue: str, priority: int, known_state: Any
+) -> AsyncResult:
+    """dagster-celery's task for `steps` (its `_submit_task`, for one step or several)."""
+    job = plan_context.reconstructable_job
+    args = ExecuteStepArgs(
+        job_origin=job.get_python_origin(),
+        run_id=plan_context.dagster_run.run_id,
+        step_keys_to_execute=[step.key for step in steps],
+        instance_ref=plan_context.instance.get_ref(),
+        retry_mode=plan_context.executor.retries.for_inner_plan(),
+        known_state=known_state,
+        print_serialized_events=True,  # not read by the task
+    )
+    task = app.signature(
+        TASK_EXECUTE_PLAN_NAME,
+        kwargs={"execute_step_args_packed": pack_value(args), "executable_dict": job.to_dict()},
+        immutable=True,
+    )
+    return task.apply_async(priority=priority, queue=queue, routing_key=f"{queue}.execute_plan")
+
+
 def _watched_submit(
-    app: Celery, plan_context: Any, step: Any, queue: str, priority: int, known_state: Any
+    app: Celery, plan_context: Any, steps: list[Any], queue: str, priority: int, known_state: Any
 ) -> WatchedResult:
+    names = ", ".join(step.key for step in steps)
     try:
-        result = _submit_task(app, plan_context, step, queue, priority, known_state)
+        result = _send_task(app, plan_context, steps, queue, priority, known_state)
     except CONNECTION_ERRORS as exc:
-        raise _unreachable(app, step.key, exc) from exc
-    return WatchedResult(result, app, step.key)
+        raise _unreachable(app, names, exc) from exc
+    return WatchedResult(result, app, names)
 
 
 class WatchedCeleryExecutor(CeleryExecutor):
+    def __init__(self, check_batches: int, **celery: Any) -> None:
+        super().__init__(**celery)
+        self.check_batches = check_batches
+
     def execute(self, plan_context: Any, execution_plan: Any) -> Any:
-        return core_celery_execution_loop(
-            plan_context, execution_plan, step_execution_fn=_watched_submit
+        return celery_execution_loop(
+            plan_context, execution_plan, _watched_submit, self.check_batches
         )
+
+
+CHECK_BATCHES = 2
+"""Tasks that the asset checks ready at once are dealt over: one per worker of `make cluster`."""
 
 
 @dg.executor(
     name="celery",
-    config_schema=CELERY_CONFIG,
+    config_schema={
+        **CELERY_CONFIG,
+        "check_batches": dg.Field(
+            int,
+            default_value=CHECK_BATCHES,
+            description="The asset checks that become ready together go to the workers in at "
+            "most this many tasks (each task pays a worker's fixed cost once); every step that "
+            "materializes assets has a task of its own.",
+        ),
+    },
     requirements=dg.multiple_process_executor_requirements(),
 )
 def watched_celery_executor(init_context: dg.InitExecutorContext) -> WatchedCeleryExecutor:
@@ -132,4 +176,5 @@ def watched_celery_executor(init_context: dg.InitExecutorContext) -> WatchedCele
         config_source=config.get("config_source"),
         include=config.get("include"),
         retries=RetryMode.from_config(config["retries"]),
+        check_batches=config["check_batches"],
     )

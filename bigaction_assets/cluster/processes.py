@@ -17,7 +17,7 @@ from pathlib import Path
 from bigaction_assets.cluster.layout import LOCATION_NAME, WORKERS, ClusterLayout, ClusterState
 
 STOP_SECONDS = 30
-CELERY_APP = "dagster_celery.app"
+CELERY_APP = "bigaction_assets.cluster.worker"
 _children: dict[int, subprocess.Popen[bytes]] = {}  # reaped on stop when we started them
 
 
