@@ -156,6 +156,13 @@ def test_postgres_away_past_its_retries_fails_the_step_clearly_and_the_cluster_r
     assert rows.get("raw/raw_records/adp.big.parquet", records) == records
     # the webserver and the daemon carry on with the database back: no restart needed
     wait_for(lambda: healthy(cluster), TIMEOUT, "the webserver and daemons, healthy")
+    # and so do the workers, whose pooled connections the restart cut (cluster/worker.py)
+    rerun_id = cluster.submit_raw_records("adp.big")
+    rerun = wait_for_run(instance, rerun_id, TIMEOUT)
+    assert rerun.status == dg.DagsterRunStatus.SUCCESS, run_failure(instance, rerun_id)
+    assert partitions_readable(layout.data_dir / "lake")["raw/raw_records/adp.big.parquet"] == (
+        records
+    )
 
 
 def healthy(cluster: Cluster) -> bool:

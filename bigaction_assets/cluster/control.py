@@ -140,5 +140,5 @@ def listening(state: ClusterState) -> list[str]:
         f"  PostgreSQL:        127.0.0.1:{ports.postgres} (database dagster, user bigaction)",
         f"  Redis (broker):    {state.redis_url}",
         f"  code server:       127.0.0.1:{ports.code_server} (gRPC, location {LOCATION_NAME})",
-        f"  Celery workers:    {', '.join(processes.worker_names())} (one step at a time each)",
+        f"  Celery workers:    {', '.join(processes.worker_names())} (one task at a time each)",
     ]

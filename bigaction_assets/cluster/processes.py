@@ -48,7 +48,7 @@ def commands(layout: ClusterLayout, state: ClusterState) -> dict[str, list[str]]
         "daemon": [_program("dagster-daemon"), "run", *workspace],
     }  # fmt: skip
     for name in worker_names():
-        # one step at a time per worker: two workers are two steps at once on two cores
+        # one task at a time per worker: two workers are two tasks at once on two cores
         found[name] = [
             _program("dagster-celery"), "worker", "start", "-A", CELERY_APP,
             "-y", str(layout.celery_config), "-n", name, "--", "--concurrency", "1",
