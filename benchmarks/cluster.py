@@ -135,7 +135,9 @@ def load_average() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
-def run_cluster(work: Path, landing: Path, shards: list[str]) -> dict[str, Any]:
+def run_cluster(
+    work: Path, landing: Path, shards: list[str], max_runs: int | None
+) -> dict[str, Any]:
     from cluster_services import CountingS3Server, LocalCluster
 
     figures: dict[str, Any] = {}
@@ -143,7 +145,7 @@ def run_cluster(work: Path, landing: Path, shards: list[str]) -> dict[str, Any]:
     shutil.rmtree(root, ignore_errors=True)
     with CountingS3Server() as s3:
         env = clean_env(**s3.env("lake"))
-        with LocalCluster(root, landing, env) as cluster:
+        with LocalCluster(root, landing, env, max_runs) as cluster:
             cluster.build([SMALL], ASSETS, CONFIG)  # a first run: the processes warm up
             for workers in (2, 1):
                 s3.empty()
@@ -195,6 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mb", type=float, default=80, help="total input MB (default 80)")
     parser.add_argument("--out", type=Path, default=HERE / "out" / "cluster")
     parser.add_argument("--input-only", action="store_true", help="write the input and stop")
+    parser.add_argument(
+        "--max-concurrent-runs",
+        type=int,
+        help="the cluster's run queue limit (default: the profile's, 2)",
+    )
     parser.add_argument("--local-child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.local_child:
@@ -211,8 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     local = {"shards": {k: seconds[k] for k in shards}, "small": seconds[SMALL]}
     local["load"] = f"{load} -> {load_average()}"
     print(f"local: {sum(local['shards'].values()):.1f} s", flush=True)
-    cluster = run_cluster(args.out, landing, shards)
+    cluster = run_cluster(args.out, landing, shards, args.max_concurrent_runs)
     print(json.dumps({"local": local, "cluster": cluster}), flush=True)
+    print(f"\nrun queue: {args.max_concurrent_runs or 2} runs at once")
     report(input_bytes, args.shards, local, cluster)
     return 0
 

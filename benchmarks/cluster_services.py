@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import boto3
+import yaml
 from moto.server import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import make_server
 
@@ -148,13 +149,16 @@ class CountingS3Server:
 class LocalCluster:
     """`cluster up --no-build` in `root` with `env`; runs submitted and waited for; `down`."""
 
-    def __init__(self, root: Path, landing: Path, env: dict[str, str]) -> None:
+    def __init__(
+        self, root: Path, landing: Path, env: dict[str, str], max_runs: int | None = None
+    ) -> None:
         self.env = {
             **env,
             "BIGACTION_CLUSTER_DIR": str(root),
             "BIGACTION_LANDING_DIR": str(landing),
         }
         self.root = root
+        self.max_runs = max_runs
 
     def cli(self, *args: str) -> None:
         command = [sys.executable, "-m", "bigaction_assets.cluster", *args]
@@ -165,6 +169,8 @@ class LocalCluster:
     def __enter__(self) -> LocalCluster:
         self.root.mkdir(parents=True, exist_ok=True)
         self.root.chmod(0o755)  # PostgreSQL runs as its own user and must reach its folder
+        if self.max_runs is not None:
+            self.limit_runs(self.max_runs)
         self.cli("up", "--no-build")
         os.environ.update(self.env)  # this process reads the cluster's instance too
         import dagster as dg
@@ -184,6 +190,17 @@ class LocalCluster:
 
     def __exit__(self, *_: object) -> None:
         self.cli("down")
+
+    def limit_runs(self, max_runs: int) -> None:
+        """The profile's instance settings with another run queue limit (`cluster up` keeps an
+        edited dagster.yaml)."""
+        from bigaction_assets.cluster.layout import INSTANCE_SETTINGS
+
+        settings = yaml.safe_load(INSTANCE_SETTINGS.read_text())
+        settings["concurrency"]["runs"]["max_concurrent_runs"] = max_runs
+        home = self.root / "dagster"
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "dagster.yaml").write_text(yaml.safe_dump(settings))
 
     def stop_worker(self, name: str) -> None:
         from bigaction_assets.cluster import processes
