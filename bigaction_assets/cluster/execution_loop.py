@@ -94,12 +94,12 @@ def celery_execution_loop(
         yield from _drive(
             context, active, app, submit, lambda steps: batches(layer, steps, check_batches), errors
         )
-    if errors:
-        raise DagsterSubprocessError(
-            "During celery execution errors occurred in workers:\n"
-            + "\n".join(f"[{key}]: {error.to_string()}" for key, error in errors.items()),
-            subprocess_error_infos=list(errors.values()),
-        )
+        if errors:  # raised inside: the plan would otherwise fail on steps in an unknown state
+            raise DagsterSubprocessError(
+                "During celery execution errors occurred in workers:\n"
+                + "\n".join(f"[{key}]: {error.to_string()}" for key, error in errors.items()),
+                subprocess_error_infos=list(errors.values()),
+            )
 
 
 def _drive(
