@@ -15,8 +15,9 @@ from pathlib import Path
 
 import orjson
 
-from bigaction_assets.cluster import compare, control
+from bigaction_assets.cluster import compare, control, objectstore, report
 from bigaction_assets.cluster.layout import ClusterLayout, service_env
+from bigaction_assets.cluster.store_settings import S3
 
 
 def up(args: argparse.Namespace) -> int:
@@ -40,7 +41,10 @@ def up(args: argparse.Namespace) -> int:
         args.force,
         args.explain,
     )
-    print(summary(layout.paths()))
+    if state.lake == S3:
+        print(report.store_summary(objectstore.outputs(layout.data_dir)))
+    else:
+        print(summary(layout.paths()))
     print("\n".join(["", "Listening:", *control.listening(state)]))
     print(f"Built in {time.monotonic() - started:.0f} s. Stop it all with `make cluster-down`.")
     failed = [key for key, ok in outcome.items() if not ok]
@@ -58,7 +62,13 @@ def down(_args: argparse.Namespace) -> int:
 
 
 def compare_dirs(args: argparse.Namespace) -> int:
-    differences = compare.differences(Path(args.expected), Path(args.actual))
+    try:  # a cluster folder with an s3 lake: its outputs are read back from its store
+        expected, actual = (objectstore.outputs(Path(a)) for a in (args.expected, args.actual))
+    except objectstore.StoreError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(f"Comparing {expected.where()} (expected) with {actual.where()}", flush=True)
+    differences = compare.differences(expected, actual)
     for line in differences:
         print(line)
     print("identical" if not differences else f"{len(differences)} difference(s)")

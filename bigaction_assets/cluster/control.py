@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import shutil
 import time
 import urllib.request
@@ -9,7 +11,7 @@ from collections.abc import Callable
 
 import yaml
 
-from bigaction_assets.cluster import backing, graphql, processes
+from bigaction_assets.cluster import backing, graphql, objectstore, processes
 from bigaction_assets.cluster.layout import (
     INSTANCE_SETTINGS,
     LOCATION_NAME,
@@ -18,6 +20,8 @@ from bigaction_assets.cluster.layout import (
     service_env,
 )
 from bigaction_assets.cluster.settings import BACKEND_ENV, BROKER_ENV, CELERY_SETTINGS
+from bigaction_assets.cluster.store_settings import S3, endpoint, lake_mode, lake_uri
+from bigaction_assets.rerun.stamps import STAMPS_FILE
 
 READY_SECONDS = 180  # the code location loads in ~10 s here; more on a busy machine
 
@@ -95,11 +99,18 @@ def workers_answering(state: ClusterState, names: list[str]) -> bool:
 def up(layout: ClusterLayout, base_env: dict[str, str] | None = None) -> ClusterState:
     """Starts what is not running yet, in order, and returns the cluster's ports."""
     backing.install_packages()
-    state = ClusterState.load(layout.state_file) or ClusterState.fresh()
+    mode = lake_mode(os.environ if base_env is None else base_env)
+    state = ClusterState.load(layout.state_file) or ClusterState.fresh(mode)
+    if state.lake != mode:
+        # the stamps name the other lake's outputs: every output is built again in this one
+        state = dataclasses.replace(state, lake=mode)
+        (layout.data_dir / STAMPS_FILE).unlink(missing_ok=True)
     state.save(layout.state_file)
     write_settings(layout, state)
     backing.start_postgres(layout, state)
     backing.start_redis(layout, state)
+    if state.lake == S3:
+        objectstore.start_s3(layout, state)
     env = service_env(layout, state, base_env)
     started = processes.commands(layout, state)
     workers = processes.worker_names()
@@ -120,16 +131,20 @@ def up(layout: ClusterLayout, base_env: dict[str, str] | None = None) -> Cluster
 
 
 def down(layout: ClusterLayout) -> None:
-    """Stops every process of the cluster (those that submit work first), then Redis and
-    PostgreSQL; the data stays for the next `up`."""
+    """Stops every process of the cluster (those that submit work first), then the S3 server
+    (its bucket saved), Redis and PostgreSQL; the data stays for the next `up`."""
     state = ClusterState.load(layout.state_file)
     recorded = sorted(path.stem for path in layout.pids.glob("*.pid"))
-    workers = [name for name in recorded if name not in ("webserver", "daemon", "code-server")]
+    services = ("webserver", "daemon", "code-server", objectstore.SERVICE)
+    workers = [name for name in recorded if name not in services]
     processes.stop(layout, ["webserver", "daemon", *workers])  # nothing new is submitted
     processes.stop(layout, ["code-server"])  # then the runs it launched
-    if state is not None:
-        backing.stop_redis(layout, state)
-    backing.stop_postgres(layout)
+    try:
+        objectstore.stop_s3(layout, state)  # nothing writes to it any more: a whole copy
+    finally:
+        if state is not None:
+            backing.stop_redis(layout, state)
+        backing.stop_postgres(layout)
 
 
 def listening(state: ClusterState) -> list[str]:
@@ -141,4 +156,8 @@ def listening(state: ClusterState) -> list[str]:
         f"  Redis (broker):    {state.redis_url}",
         f"  code server:       127.0.0.1:{ports.code_server} (gRPC, location {LOCATION_NAME})",
         f"  Celery workers:    {', '.join(processes.worker_names())} (one task at a time each)",
-    ]
+    ] + (
+        [f"  S3 server (moto):  {endpoint(ports.s3)} (lake {lake_uri()}, bucket saved on down)"]
+        if state.lake == S3
+        else []
+    )

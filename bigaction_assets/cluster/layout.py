@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bigaction_assets.cluster.settings import BACKEND_ENV, BROKER_ENV, CELERY, EXECUTOR_ENV
+from bigaction_assets.cluster.store_settings import DEFAULT_LAKE, S3, store_env
 from bigaction_assets.settings import (
     DATA_DIR_ENV,
     LANDING_DIR_ENV,
@@ -43,22 +44,25 @@ class Ports:
     redis: int
     code_server: int
     webserver: int
+    s3: int
 
     @classmethod
     def free(cls) -> Ports:
-        return cls(free_port(), free_port(), free_port(), free_port())
+        return cls(free_port(), free_port(), free_port(), free_port(), free_port())
 
 
 @dataclass(frozen=True)
 class ClusterState:
-    """What a started cluster must remember: its ports and its database password."""
+    """What a started cluster must remember: its ports, its database password, and where its
+    lake is (`local` or `s3`, store_settings.py)."""
 
     ports: Ports
     postgres_password: str
+    lake: str = DEFAULT_LAKE
 
     @classmethod
-    def fresh(cls) -> ClusterState:
-        return cls(Ports.free(), secrets.token_urlsafe(18))
+    def fresh(cls, lake: str = DEFAULT_LAKE) -> ClusterState:
+        return cls(Ports.free(), secrets.token_urlsafe(18), lake)
 
     def libpq_url(self, database: str = DATABASE) -> str:
         return (
@@ -90,7 +94,9 @@ class ClusterState:
         if not path.is_file():
             return None
         raw = json.loads(path.read_text())
-        return cls(Ports(**raw["ports"]), raw["postgres_password"])
+        # a state file from before the S3 server: its cluster had a local lake and no such port
+        ports = {"s3": free_port(), **raw["ports"]}
+        return cls(Ports(**ports), raw["postgres_password"], raw.get("lake", DEFAULT_LAKE))
 
 
 @dataclass(frozen=True)
@@ -134,6 +140,12 @@ class ClusterLayout:
         return self.services / "cluster.json"
 
     @property
+    def s3_snapshot(self) -> Path:
+        """The S3 server's bucket as files, saved when it stops and loaded when it starts
+        (moto's server keeps its objects in memory)."""
+        return self.services / "s3"
+
+    @property
     def workspace(self) -> Path:
         return self.services / "workspace.yaml"
 
@@ -173,4 +185,6 @@ def service_env(
             LLM_CACHE_URL_ENV: state.libpq_url(LLM_CACHE_DATABASE),
         }
     )
+    if state.lake == S3:  # the lake, SFT files, release, benchmark and reward files in the store
+        env.update(store_env(state.ports.s3))
     return env
