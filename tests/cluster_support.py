@@ -28,9 +28,11 @@ from cluster_watch import (
     wait_for,
 )
 
-from bigaction_assets.cluster import backing, compare
+from bigaction_assets.cluster import backing, compare, objectstore
 from bigaction_assets.cluster.build import graphql_submitter
 from bigaction_assets.cluster.layout import POSTGRES_URL_ENV, ClusterLayout, ClusterState
+from bigaction_assets.cluster.store_settings import CLUSTER_LAKE_ENV, lake_mode
+from bigaction_assets.lakefs import LakeRoot
 
 REPO = Path(__file__).resolve().parents[1]
 REQUIRED = os.environ.get("BIGACTION_REQUIRE_CLUSTER") == "1"
@@ -63,6 +65,11 @@ class Cluster:
     """What the test saw while it held the llm slot."""
     run_ids: list[str]
     """The runs of the build."""
+
+    @property
+    def lake(self) -> Path | LakeRoot:
+        """The cluster's lake as its workers see it: a folder, or objects in its S3 server."""
+        return objectstore.outputs(self.layout.data_dir).store or self.layout.data_dir / "lake"
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
         return cli(self.env, *args)
@@ -127,6 +134,7 @@ def running_cluster() -> Iterator[Cluster]:
     env |= {
         "BIGACTION_CLUSTER_DIR": str(root / "cluster"),
         "BIGACTION_LANDING_DIR": str(root / "landing"),
+        CLUSTER_LAKE_ENV: lake_mode(),  # the lake `make cluster` keeps, unless this run asks
     }
     layout = ClusterLayout(data_dir=root / "cluster", landing=root / "landing")
     # `make demo` on the same landing data, beside the cluster's start-up
@@ -157,7 +165,9 @@ def running_cluster() -> Iterator[Cluster]:
             built = subprocess.CompletedProcess(build.args, build.returncode, log.read_text(), "")
             demo_out, _ = reference.communicate(timeout=TIMEOUT)
             assert reference.returncode == 0, demo_out
-            differences = compare.differences(root / "reference", layout.data_dir)
+            # the cluster's outputs as `compare` reads them: from its S3 server with an s3 lake
+            actual = objectstore.outputs(layout.data_dir)
+            differences = compare.differences(root / "reference", actual)
             run_ids = [run.run_id for run in instance.get_runs()]
             yield Cluster(layout, state, env, instance, built, differences, held, run_ids)
     finally:

@@ -9,10 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import dagster as dg
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 from dagster._core.storage.dagster_run import FINISHED_STATUSES
 
 from bigaction_assets.cluster.layout import ClusterLayout, ClusterState
+from bigaction_assets.lakefs import LakeRoot
 
 FINISHED = FINISHED_STATUSES
 
@@ -86,10 +88,22 @@ def wait_for_step_start(
     )
 
 
-def partitions_readable(lake: Path) -> dict[str, int]:
-    """Rows of every partition file a reader sees (`*.parquet`); fails on a damaged one."""
-    return {str(path.relative_to(lake)): pq.ParquetFile(path).metadata.num_rows
-            for path in sorted(lake.rglob("*.parquet"))}  # fmt: skip
+def partitions_readable(lake: Path | LakeRoot) -> dict[str, int]:
+    """Rows of every partition file or object a reader sees (`*.parquet`, not hidden), by its
+    path in the lake; fails on a damaged one."""
+    if isinstance(lake, Path):
+        return {str(path.relative_to(lake)): pq.ParquetFile(path).metadata.num_rows
+                for path in sorted(lake.rglob("*.parquet"))}  # fmt: skip
+    selector = pafs.FileSelector(lake.base, recursive=True, allow_not_found=True)
+    keys = sorted(
+        info.path for info in lake.filesystem.get_file_info(selector)
+        if info.base_name.endswith(".parquet") and not info.base_name.startswith(".")
+    )  # fmt: skip
+    rows = {}
+    for key in keys:
+        with lake.open(key) as handle:
+            rows[key.removeprefix(lake.base + "/")] = pq.ParquetFile(handle).metadata.num_rows
+    return rows
 
 
 def leftover_processes(layout: ClusterLayout) -> list[str]:

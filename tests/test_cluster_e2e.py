@@ -2,7 +2,7 @@
 Celery workers (`cluster_fixture.py` starts them as `make cluster` does, and stops them).
 
 The demo graph built through the cluster must give the bytes `make demo` gives on the same
-landing data; pools and the run queue bind across workers. Then the faults: a worker killed
+landing data (with BIGACTION_CLUSTER_LAKE=s3, read back from the cluster's S3 server); pools and the run queue bind across workers. Then the faults: a worker killed
 mid-step, Redis restarted mid-step, PostgreSQL away longer than its clients retry.
 
 Skipped, with the reason, where PostgreSQL or Redis is not installed, unless
@@ -32,7 +32,7 @@ from cluster_watch import (
     wait_for_step_start,
 )
 
-from bigaction_assets.cluster import backing, processes
+from bigaction_assets.cluster import backing, compare, processes
 from bigaction_assets.cluster.graphql import GraphQLError, daemons_healthy
 
 pytestmark = pytest.mark.e2e
@@ -52,6 +52,10 @@ def test_the_cluster_builds_the_demo_graph_as_make_demo_does(cluster: Cluster) -
     assert "Dagster UI:        http://127.0.0.1:" in cluster.build.stdout
     # same lake, SFT, benchmark, reward and release files, byte for byte; same catalog answers
     assert cluster.differences == []
+    if cluster.state.lake == "s3":  # read back from the S3 server: none of them on local disk
+        assert "Outputs in the object store (s3://bigaction)" in cluster.build.stdout
+        local = [name for name in compare.OUTPUTS if (cluster.layout.data_dir / name).exists()]
+        assert local == [], f"outputs written to the cluster's local disk: {local}"
 
 
 def test_runs_and_steps_went_through_postgres_and_both_workers(cluster: Cluster) -> None:
@@ -123,7 +127,7 @@ def test_a_killed_worker_fails_its_run_and_a_rerun_rides_out_a_redis_restart(
     run = wait_for_run(instance, run_id, TIMEOUT)
     assert run.status == dg.DagsterRunStatus.FAILURE
     assert f"Celery worker {worker} stopped answering" in run_failure(instance, run_id)
-    partitions_readable(layout.data_dir / "lake")  # no partition file is damaged or half there
+    partitions_readable(cluster.lake)  # no partition file is damaged or half there
 
     rerun_id = cluster.submit_raw_records("adp.big")  # on the worker left
     wait_for_step_start(instance, rerun_id, "raw_records", TIMEOUT)
@@ -132,9 +136,7 @@ def test_a_killed_worker_fails_its_run_and_a_rerun_rides_out_a_redis_restart(
     backing.start_redis(layout, cluster.state)
     rerun = wait_for_run(instance, rerun_id, TIMEOUT)
     assert rerun.status == dg.DagsterRunStatus.SUCCESS, run_failure(instance, rerun_id)
-    assert (
-        partitions_readable(layout.data_dir / "lake")["raw/raw_records/adp.big.parquet"] == records
-    )
+    assert partitions_readable(cluster.lake)["raw/raw_records/adp.big.parquet"] == records
 
 
 def test_postgres_away_past_its_retries_fails_the_step_clearly_and_the_cluster_recovers(
@@ -152,7 +154,7 @@ def test_postgres_away_past_its_retries_fails_the_step_clearly_and_the_cluster_r
     run = wait_for_run(instance, run_id, TIMEOUT)
     assert run.status == dg.DagsterRunStatus.FAILURE
     assert "too many retries for DB connection" in run_failure(instance, run_id)
-    rows = partitions_readable(layout.data_dir / "lake")  # nothing damaged or half there
+    rows = partitions_readable(cluster.lake)  # nothing damaged or half there
     assert rows.get("raw/raw_records/adp.big.parquet", records) == records
     # the webserver and the daemon carry on with the database back: no restart needed
     wait_for(lambda: healthy(cluster), TIMEOUT, "the webserver and daemons, healthy")
