@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -17,7 +18,7 @@ import pytest
 
 from bigaction_assets.catalog import refresh_catalog
 from bigaction_assets.cluster import __main__ as cli
-from bigaction_assets.cluster import compare, objectstore, processes
+from bigaction_assets.cluster import backing, compare, control, objectstore, processes
 from bigaction_assets.cluster.layout import ClusterLayout, ClusterState, service_env
 from bigaction_assets.cluster.store_settings import (
     CLUSTER_LAKE_ENV,
@@ -27,6 +28,7 @@ from bigaction_assets.cluster.store_settings import (
 from bigaction_assets.lakefs import S3Settings
 from bigaction_assets.rerun.stamps import STAMPS_FILE
 
+SLEEPER = "import time; time.sleep(600)"  # a worker that only waits to be stopped
 OUTPUT_FILES = {
     "sft/openai/train.jsonl": b'{"messages": []}\n',
     "release/README.md": b"# card\n",
@@ -223,3 +225,35 @@ def test_compare_says_when_the_cluster_s_store_is_not_running(
     write_reference(tmp_path / "demo")
     assert cli.main(["compare", str(tmp_path / "demo"), str(layout.data_dir)]) == 2
     assert "which is not running" in capsys.readouterr().err
+
+
+def test_cluster_down_saves_the_bucket_after_the_workers_stop_and_before_the_broker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    layout = layout_in(tmp_path / "cluster")
+    state = ClusterState.fresh("s3")
+    state.save(layout.state_file)
+    order: list[str] = []
+
+    def stopped(name: str) -> Callable[..., None]:
+        def stop(*_: object) -> None:
+            order.append(f"{name}; s3 answering: {objectstore.answering(state)}")
+
+        return stop
+
+    # PostgreSQL and Redis are not what is under test (nor installed everywhere)
+    monkeypatch.setattr(backing, "stop_redis", stopped("redis"))
+    monkeypatch.setattr(backing, "stop_postgres", stopped("postgres"))
+    try:
+        objectstore.start_s3(layout, state)
+        worker = processes.start(layout, "worker1", [sys.executable, "-c", SLEEPER], {})
+        lake = objectstore.lake_root(state)
+        lake.put_bytes(b"PAR1 y PAR1", lake.key("raw/raw_records/adp.a.parquet"))
+        control.down(layout)
+        assert not processes.group_alive(worker) and not objectstore.running(layout)
+        assert order == ["redis; s3 answering: False", "postgres; s3 answering: False"]
+        saved = layout.s3_snapshot / "lake/raw/raw_records/adp.a.parquet"
+        assert saved.read_bytes() == b"PAR1 y PAR1"
+    finally:
+        objectstore.stop_s3(layout, state)
+        processes.stop(layout, ["worker1"])
