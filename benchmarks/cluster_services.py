@@ -156,6 +156,8 @@ class LocalCluster:
             **env,
             "BIGACTION_CLUSTER_DIR": str(root),
             "BIGACTION_LANDING_DIR": str(landing),
+            # the lake `env` names (this module's counting server), not the cluster's own store
+            "BIGACTION_CLUSTER_LAKE": "local",
         }
         self.root = root
         self.max_runs = max_runs

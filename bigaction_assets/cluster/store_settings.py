@@ -28,8 +28,8 @@ class UnknownLakeMode(ValueError):
 
 
 def lake_mode(env: Mapping[str, str] | None = None) -> str:
-    """The lake the cluster is asked for: `local` (a folder in the cluster's data folder) or
-    `s3` (its own S3 server)."""
+    """The lake the cluster is asked for: `s3` (its own S3 server) or `local` (no server of its
+    own: the lake `BIGACTION_LAKE_URI` names, else a folder in the cluster's data folder)."""
     value = (os.environ if env is None else env).get(CLUSTER_LAKE_ENV) or DEFAULT_LAKE
     if value not in LAKE_MODES:
         raise UnknownLakeMode(
