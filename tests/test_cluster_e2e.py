@@ -2,8 +2,9 @@
 Celery workers (`cluster_fixture.py` starts them as `make cluster` does, and stops them).
 
 The demo graph built through the cluster must give the bytes `make demo` gives on the same
-landing data (with BIGACTION_CLUSTER_LAKE=s3, read back from the cluster's S3 server); pools and the run queue bind across workers. Then the faults: a worker killed
-mid-step, Redis restarted mid-step, PostgreSQL away longer than its clients retry.
+landing data (with BIGACTION_CLUSTER_LAKE=s3, read back from the cluster's S3 server); pools and
+the run queue bind across workers. Then the faults: a worker killed mid-step, Redis restarted
+mid-step, PostgreSQL away longer than its clients retry.
 
 Skipped, with the reason, where PostgreSQL or Redis is not installed, unless
 BIGACTION_REQUIRE_CLUSTER=1 (`.ci/run` sets it after installing them), which makes it fail.
