@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bigaction_assets.cluster.settings import BACKEND_ENV, BROKER_ENV, CELERY, EXECUTOR_ENV
-from bigaction_assets.cluster.store_settings import DEFAULT_LAKE, S3, store_env
+from bigaction_assets.cluster.store_settings import DEFAULT_LAKE, LOCAL, S3, store_env
 from bigaction_assets.settings import (
     DATA_DIR_ENV,
     LANDING_DIR_ENV,
@@ -96,7 +96,7 @@ class ClusterState:
         raw = json.loads(path.read_text())
         # a state file from before the S3 server: its cluster had a local lake and no such port
         ports = {"s3": free_port(), **raw["ports"]}
-        return cls(Ports(**ports), raw["postgres_password"], raw.get("lake", DEFAULT_LAKE))
+        return cls(Ports(**ports), raw["postgres_password"], raw.get("lake", LOCAL))
 
 
 @dataclass(frozen=True)
