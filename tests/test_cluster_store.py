@@ -143,7 +143,7 @@ def test_every_process_of_an_s3_cluster_reaches_the_store_and_a_local_one_nothin
     assert S3Settings.from_env() == objectstore.settings(state)  # what the workers' lake reads
     local = service_env(layout, ClusterState.fresh("local"), {"PATH": "/usr/bin"})
     assert not {"BIGACTION_LAKE_URI", "AWS_ENDPOINT_URL"} & local.keys()
-    assert lake_mode({}) == "local" and lake_mode({CLUSTER_LAKE_ENV: "s3"}) == "s3"
+    assert lake_mode({}) == "s3" and lake_mode({CLUSTER_LAKE_ENV: "local"}) == "local"
     with pytest.raises(UnknownLakeMode, match="BIGACTION_CLUSTER_LAKE='gcs'"):
         lake_mode({CLUSTER_LAKE_ENV: "gcs"})
 

@@ -17,7 +17,6 @@ import orjson
 
 from bigaction_assets.cluster import compare, control, objectstore, report
 from bigaction_assets.cluster.layout import ClusterLayout, service_env
-from bigaction_assets.cluster.store_settings import S3
 
 
 def up(args: argparse.Namespace) -> int:
@@ -32,7 +31,7 @@ def up(args: argparse.Namespace) -> int:
     # this process plans the runs and reads the results as the cluster's processes see them
     os.environ.update(service_env(layout, state))
     from bigaction_assets.cluster.build import build, graphql_submitter
-    from bigaction_assets.demo import summary
+    from bigaction_assets.demo import lake_of, summary
 
     outcome = build(
         layout.paths(),
@@ -41,10 +40,9 @@ def up(args: argparse.Namespace) -> int:
         args.force,
         args.explain,
     )
-    if state.lake == S3:
-        print(report.store_summary(objectstore.outputs(layout.data_dir)))
-    else:
-        print(summary(layout.paths()))
+    paths = layout.paths()
+    print(summary(paths, lake_of(paths)))  # the catalog's views read the lake where it is
+    print("\n".join(report.store_lines(objectstore.outputs(layout.data_dir))))
     print("\n".join(["", "Listening:", *control.listening(state)]))
     print(f"Built in {time.monotonic() - started:.0f} s. Stop it all with `make cluster-down`.")
     failed = [key for key, ok in outcome.items() if not ok]

@@ -11,9 +11,9 @@ CLUSTER_LAKE_ENV = "BIGACTION_CLUSTER_LAKE"
 LOCAL = "local"
 S3 = "s3"
 LAKE_MODES = (LOCAL, S3)
-DEFAULT_LAKE = LOCAL
-"""Local until every stage reads the lake through its URI (docs/deploy.md, 'The lake on object
-storage'); `s3` puts the lake and what is published beside it in the cluster's S3 server."""
+DEFAULT_LAKE = S3
+"""The lake and what is published beside it in the cluster's own S3 server; `local` leaves the
+lake to `BIGACTION_LAKE_URI` (a store of one's own, as the cluster benchmark's), else a folder."""
 
 BUCKET = "bigaction"
 LAKE_PREFIX = "lake"
