@@ -163,9 +163,7 @@ def test_postgres_away_past_its_retries_fails_the_step_clearly_and_the_cluster_r
     rerun_id = cluster.submit_raw_records("adp.big")
     rerun = wait_for_run(instance, rerun_id, TIMEOUT)
     assert rerun.status == dg.DagsterRunStatus.SUCCESS, run_failure(instance, rerun_id)
-    assert partitions_readable(layout.data_dir / "lake")["raw/raw_records/adp.big.parquet"] == (
-        records
-    )
+    assert partitions_readable(cluster.lake)["raw/raw_records/adp.big.parquet"] == records
 
 
 def healthy(cluster: Cluster) -> bool:
