@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import gc
 import hashlib
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,20 +55,6 @@ def discover(landing: Path, registry: dict[str, SourceAdapter]) -> dict[str, lis
         for dataset, files in adapter.dataset_files(landing / name).items():
             found[partition_key(name, dataset)] = files
     return found
-
-
-@contextmanager
-def collection_paused() -> Iterator[None]:
-    """No cyclic garbage collection while the spine builds rows: rows and parsed records are
-    acyclic dicts and lists (freed by reference counting), yet their numbers set off collections
-    that walk the whole heap, Dagster's included, for a tenth of the standardize step's CPU."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def dataset_fingerprint(landing: Path, key: str, files: list[Path]) -> str:

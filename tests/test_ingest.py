@@ -12,6 +12,7 @@ import pytest
 from conftest import land_file
 
 from bigaction_assets import ingest
+from bigaction_assets.gc_pause import collection_paused
 from bigaction_assets.sources import adapters
 from bigaction_assets.sources.adp import ADAPTER
 
@@ -277,10 +278,10 @@ def test_dataset_files(tmp_path):
 
 def test_collection_paused_restores_the_collector():
     assert gc.isenabled()
-    with ingest.collection_paused():
+    with collection_paused():
         assert not gc.isenabled()
     assert gc.isenabled()
-    with pytest.raises(RuntimeError), ingest.collection_paused():
+    with pytest.raises(RuntimeError), collection_paused():
         raise RuntimeError("a failing step")
     assert gc.isenabled()
 

@@ -14,11 +14,12 @@ what the cleaning keeps and the same page always gets the same ids.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from bigaction_assets.gc_pause import collection_paused
 
 ID_ATTRIBUTE = "backend_node_id"
 # Attributes that tell a model what an element is or holds; the rest (class, style, href, data-*,
@@ -176,11 +177,6 @@ def clean_page(html: str, keep: Collection[str] = ()) -> Page:
     builder = _Builder(numbers, keep)
     # The tree holds no reference cycles, so reference counting frees it; pausing the cyclic
     # collector while tens of thousands of nodes are made doubles throughput on large pages.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collection_paused():
         top = builder.element(root) if root is not None else None
-    finally:
-        if collecting:
-            gc.enable()
     return Page(root=top, nodes=builder.nodes)

@@ -11,6 +11,7 @@ from bigaction_assets.defs.metadata import markdown_preview, totals_across_parti
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.defs.standardized.assets import GROUP, STANDARDIZE_VERSION, TABLES
+from bigaction_assets.gc_pause import collection_paused
 from bigaction_assets.lake import open_partition
 from bigaction_assets.privacy.withhold import WITHHELD, sender_filter
 from bigaction_assets.schemas import arrow_schema
@@ -52,7 +53,7 @@ def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
     with (
         staged or nullcontext(),
         open_partition(lake.store, "raw", "raw_records", context.partition_key, schema) as writer,
-        ingest.collection_paused(),
+        collection_paused(),
     ):
         sink = ValidatedSink(RawRecordSchema, writer, max_chars=ingest.SINK_CHARS)
 

@@ -18,6 +18,7 @@ from bigaction_assets.defs.metadata import (
 )
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
+from bigaction_assets.gc_pause import collection_paused
 from bigaction_assets.images.events import TALLY_PREFIX
 from bigaction_assets.images.resolve import ImageResolver
 from bigaction_assets.lake import open_partition, read_partition
@@ -143,7 +144,7 @@ def _standardize_raw_table(
     reasons: Counter[str] = Counter()
     tallies: Counter[str] = Counter()
     with ExitStack() as stack:
-        stack.enter_context(ingest.collection_paused())
+        stack.enter_context(collection_paused())
         sinks = {
             name: ValidatedSink(
                 model,
