@@ -7,11 +7,8 @@ from itertools import combinations
 import pandera.polars as pa
 import polars as pl
 
-from bigaction_assets.sft.formats import SFT_FORMATS  # noqa: F401 - re-exported
+from bigaction_assets.sft.formats import SFT_FORMATS, THOUGHT_KINDS  # noqa: F401 - re-exported
 
-# Where an action's thought came from: recorded with it, ADP's thought cache, the thoughts
-# stage, or nowhere. An example names the kinds its actions show, joined by "+" in this order.
-THOUGHT_KINDS = ("recorded", "adp_generated", "generated", "none")
 THOUGHT_SOURCES = tuple(
     "+".join(kinds)
     for size in range(1, len(THOUGHT_KINDS) + 1)
