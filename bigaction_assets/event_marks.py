@@ -3,3 +3,7 @@ that reads them (a low module: the SFT worker processes import it without the la
 
 GENERATED = "thought_generated"
 """Key set on an event whose `description` came from the thoughts table."""
+
+IMAGE_NAME = "image_name"
+"""Key set on an event whose screenshot is in `images`: the file name (`<image_sha>.<format>`)
+an example refers to it by. An action's own image is never shown."""

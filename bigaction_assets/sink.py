@@ -6,9 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pandera.polars as pa
+import pyarrow
 
 from bigaction_assets.lake import Lake, PartitionWriter, open_partition
-from bigaction_assets.schemas import arrow_schema, validated_table
+from bigaction_assets.schemas import arrow_schema, validate_arrow, validated_table
 
 # Bounds on what is held before a flush: rows, and characters of text (pages run to megabytes).
 MAX_ROWS = 5_000
@@ -38,10 +39,13 @@ class ValidatedSink:
         self.max_rows = max_rows or MAX_ROWS
         self.max_chars = max_chars or MAX_CHARS
         self.rows: list[dict[str, Any]] = []
+        self.tables: list[pyarrow.Table] = []
         self.chars = 0
         self.total = 0
 
     def add(self, row: dict[str, Any]) -> None:
+        if self.tables:  # what came first is written first
+            self.flush()
         self.rows.append(row)
         self.total += 1
         for value in row.values():  # a plain loop: this runs once per candidate element
@@ -50,10 +54,25 @@ class ValidatedSink:
         if len(self.rows) >= self.max_rows or self.chars >= self.max_chars:
             self.flush()
 
+    def add_table(self, table: pyarrow.Table) -> None:
+        """Rows already built in the contract's Arrow schema (by a worker process): held and
+        validated together like rows, so the contract's fixed cost is paid as rarely."""
+        if self.rows:
+            self.flush()
+        self.tables.append(table)
+        self.total += table.num_rows
+        self.chars += table.get_total_buffer_size()
+        held = sum(t.num_rows for t in self.tables)
+        if held >= self.max_rows or self.chars >= self.max_chars:
+            self.flush()
+
     def flush(self) -> None:
         if self.rows:
             self.writer.write(validated_table(self.model, self.rows))
-        self.rows = []
+        elif self.tables:
+            table = pyarrow.concat_tables(self.tables)
+            self.writer.write(validate_arrow(self.model, table))
+        self.rows, self.tables = [], []
         self.chars = 0
 
 

@@ -45,10 +45,40 @@ def validated_table(model: type[pa.DataFrameModel], rows: list[dict]) -> pa_arro
         columns = [[row.get(name) for row in rows] for name in schema.names]
         table = pa_arrow.Table.from_arrays(columns, schema=schema)
     except (pa_arrow.ArrowInvalid, pa_arrow.ArrowTypeError, TypeError, OverflowError):
-        return frame(model, rows).to_arrow()
+        try:
+            return frame(model, rows).to_arrow()
+        except pl.exceptions.PolarsError as exc:  # it names no column: find the value
+            raise _refused_value(model, rows) from exc
     if any(len(row) > len(table.schema) for row in rows):
         return frame(model, rows).to_arrow()  # extra keys: let the strict contract name them
-    model.validate(pl.from_arrow(table))
+    return validate_arrow(model, table)
+
+
+class ValueNotStorable(ValueError):
+    """A row holds a value its column's type cannot hold."""
+
+
+def _refused_value(model: type[pa.DataFrameModel], rows: list[dict]) -> ValueNotStorable:
+    schema = arrow_schema(model)
+    for field in schema:
+        for number, row in enumerate(rows):
+            try:
+                pa_arrow.array([row.get(field.name)], type=field.type)
+            except (pa_arrow.ArrowInvalid, pa_arrow.ArrowTypeError, TypeError, OverflowError):
+                value = repr(row.get(field.name))[:80]
+                return ValueNotStorable(
+                    f"{model.__name__}: column {field.name!r} ({field.type}) cannot hold "
+                    f"{value} (row {number})"
+                )
+    return ValueNotStorable(f"{model.__name__}: a row holds a value its column cannot hold")
+
+
+def validate_arrow(model: type[pa.DataFrameModel], table: pa_arrow.Table) -> pa_arrow.Table:
+    """A table already in the model's Arrow schema, validated against the model (the checks
+    see it through Polars without copying the columns); returned as it is."""
+    if table.schema != arrow_schema(model):
+        raise ValueError(f"{model.__name__}: a table of another schema: {table.schema}")
+    model.validate(pl.from_arrow(table, rechunk=False))
     return table
 
 

@@ -5,6 +5,8 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from bigaction_assets.defs.automation import AFTER_INPUTS_CHANGE
 from bigaction_assets.defs.metadata import (
@@ -15,14 +17,14 @@ from bigaction_assets.defs.metadata import (
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import open_partition
-from bigaction_assets.schemas import arrow_schema
+from bigaction_assets.schemas import arrow_schema, validated_table
 from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
 from bigaction_assets.sft.dedup import SeenContent
 from bigaction_assets.sft.examples import NOT_FOR_TRAINING, ExampleSettings
 from bigaction_assets.sft.files import publish_sft_files, write_sft_files
 from bigaction_assets.sft.images import IMAGE_TOKENS
-from bigaction_assets.sft.inputs import episode_count, iter_episodes
-from bigaction_assets.sft.parallel import render_episodes, worker_count
+from bigaction_assets.sft.inputs import episode_count, iter_chunks
+from bigaction_assets.sft.parallel import render_chunks, worker_count
 from bigaction_assets.sink import ValidatedSink
 
 # Bump when rendering changes what a model is trained on (prompts, formats, windows).
@@ -96,27 +98,31 @@ def sft_examples(
     ):
         # a contract check costs ~25 ms however few rows: check fewer, larger batches
         sink = ValidatedSink(SftExampleSchema, writer, max_rows=20_000, max_chars=64 << 20)
-        episodes = iter_episodes(lake.store, key, with_generated_thoughts=True)
+        chunks = iter_chunks(lake.store, key, with_generated_thoughts=True)
         workers = worker_count(config.workers, episode_count(lake.store, key))
-        for outcome in render_episodes(episodes, settings, workers):
-            if outcome.skipped is not None:
-                skip = outcome.skipped
+        for done in render_chunks(chunks, settings, schema, workers):
+            for episode_id, skip in done.skipped:
                 skipped[skip.reason] += 1
                 if len(skipped_examples) < SHOWN_SKIPS:
-                    skipped_examples.append({"episode_id": outcome.episode_id, "why": skip.detail})
+                    skipped_examples.append({"episode_id": episode_id, "why": skip.detail})
                 log = context.log.info if skip.reason == NOT_FOR_TRAINING else context.log.warning
-                log(f"{outcome.episode_id} skipped: {skip.detail}")
-                continue
-            for row in outcome.rows:
-                if not seen.add(bytes.fromhex(row["content_sha"][:32])):
-                    duplicates += 1
-                    continue
-                sink.add(row)
-                splits[row["split"]] += 1
-                thoughts[row["thought_source"]] += 1
-                tokens += row["tokens"]
-                if len(preview) < 5:
-                    preview.append({c: row[c] for c in PREVIEW_COLUMNS})
+                log(f"{episode_id} skipped: {skip.detail}")
+            # rows Arrow would not take: the contract, in the lenient way, says what is wrong
+            table = (
+                done.table
+                if done.table is not None
+                else validated_table(SftExampleSchema, done.rows)
+            )
+            fresh = [seen.add(bytes.fromhex(sha[:32])) for sha in table["content_sha"].to_pylist()]
+            if not all(fresh):
+                duplicates += fresh.count(False)
+                table = table.filter(pa.array(fresh))
+            sink.add_table(table)
+            splits.update(table["split"].to_pylist())
+            thoughts.update(table["thought_source"].to_pylist())
+            tokens += pc.sum(table["tokens"]).as_py() or 0
+            if len(preview) < 5:
+                preview += table.select(PREVIEW_COLUMNS).slice(0, 5 - len(preview)).to_pylist()
         sink.flush()
     lake.refresh_catalog(context.log)
     return dg.MaterializeResult(
