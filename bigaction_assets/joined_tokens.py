@@ -70,19 +70,34 @@ def last_segment(text: str) -> str:
 
 def facts(text: str) -> Facts:
     """The facts of `text`, remembered: a turn's text is looked at in every window and format."""
-    global _memo_characters
     known = _memo.get(text)
     if known is not None:
         return known
     if not text:
         return _EMPTY
     found = Facts(count_tokens(text), bool(_CLEAN_START.match(text)), last_segment(text), text)
+    _remember(text, found)
+    return found
+
+
+def _remember(text: str, found: Facts) -> None:
+    global _memo_characters
     if _memo_characters + len(text) > MEMO_CHARACTERS:
         _memo.clear()
         _memo_characters = 0
     _memo[text] = found
     _memo_characters += len(text)
-    return found
+
+
+def join_counted(separator: str, first: str, second: str) -> str:
+    """`first + separator + second`, its facts composed from the parts' and remembered: a
+    message made of two observations is then counted without another tokenizer pass over
+    texts that were counted when they were cut to their budget."""
+    text = f"{first}{separator}{second}"
+    if text not in _memo:
+        found = joined(separator, [facts(first), facts(second)])
+        _remember(text, Facts(found.tokens, found.clean_start, found.last, text))
+    return text
 
 
 def joined(separator: str, parts: Sequence[Facts]) -> Facts:

@@ -6,8 +6,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from bundled import bundled_episodes
 
+from bigaction_assets.sft.conversation import build_conversation
 from bigaction_assets.sft.dedup import SeenContent
+from bigaction_assets.sft.examples import content_key
 from bigaction_assets.sft.splits import (
     assign_split,
     check_ratios,
@@ -61,3 +64,22 @@ def test_seen_content_spills_to_disk_and_stays_exact():
         assert folder is not None and Path(folder.name).exists()  # past 3, on disk
     assert firsts == [n < 7 for n in range(20)]
     assert not Path(folder.name).exists()  # the scratch file goes with it
+
+
+def test_content_key_is_the_content_hash_of_what_is_trained_on():
+    """The key is built from pieces (the tools' JSON once per tool set); it must stay the hash
+    of the whole example's canonical JSON, which dedup across datasets compares."""
+    keys = set()
+    for _, episode, events, _ in bundled_episodes():
+        conversation = build_conversation(episode, events)
+        turns = [
+            (t.role, t.content, [(c.name, c.arguments) for c in t.tool_calls])
+            if not t.images
+            else (t.role, t.content, [(c.name, c.arguments) for c in t.tool_calls], t.images)
+            for t in conversation.turns
+        ]
+        tools = [spec.as_openai_tool() for spec in conversation.tools]
+        expected = content_hash([conversation.system, tools, turns])
+        assert content_key(conversation) == expected
+        keys.add(expected)
+    assert len(keys) > 20  # distinct episodes, distinct keys

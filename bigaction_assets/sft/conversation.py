@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
+from bigaction_assets.event_marks import IMAGE_NAME
+from bigaction_assets.joined_tokens import join_counted
 from bigaction_assets.sft.arguments import decode_arguments
 from bigaction_assets.sft.openhands_blocks import written_finish
 from bigaction_assets.sft.tools import (
@@ -32,9 +34,6 @@ DEFAULT_SYSTEM_PROMPT = (
 # source recorded nothing, the answer says so rather than inventing an output.
 NO_OBSERVATION = "[no observation recorded]"
 ACTION_KINDS = ("api_action", "code_action", "message_action")
-# Set on an event by the reader (`inputs.iter_episodes`) when its screenshot is in `images`:
-# the file name an example refers to it by. An action's own image is never shown.
-IMAGE_NAME = "image_name"
 # NNetNav marks its final answer `<finish> ... </finish>`; inside a finish call it is redundant.
 _FINISH_MARKUP = re.compile(r"^\s*<finish>(.*)</finish>\s*$", re.DOTALL)
 
@@ -150,8 +149,9 @@ def render_observation(event: Event) -> str:
 
 
 def _joined(first: str, second: str) -> str:
-    """Two observation texts of one turn, a blank line between; an empty one adds nothing."""
-    return f"{first}\n\n{second}" if first and second else first or second
+    """Two observation texts of one turn, a blank line between; an empty one adds nothing.
+    The joined text's token count is composed from the parts' (counted as they were cut)."""
+    return join_counted("\n\n", first, second) if first and second else first or second
 
 
 def _call_of(

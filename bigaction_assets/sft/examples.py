@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,7 +10,6 @@ from typing import Any
 import orjson
 
 from bigaction_assets.event_marks import GENERATED
-from bigaction_assets.schemas.sft import THOUGHT_KINDS
 from bigaction_assets.sft.conversation import (
     ACTION_KINDS,
     Conversation,
@@ -18,14 +18,15 @@ from bigaction_assets.sft.conversation import (
     build_conversation,
 )
 from bigaction_assets.sft.counting import conversation_tokens
-from bigaction_assets.sft.formats import SFT_FORMATS
+from bigaction_assets.sft.formats import SFT_FORMATS, THOUGHT_KINDS
 from bigaction_assets.sft.images import IMAGE_TOKENS, SHAREGPT_PLACEHOLDER, run_images
 from bigaction_assets.sft.observations import make_observation_renderer
 from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_blocks import text_problems, unwritable
 from bigaction_assets.sft.openhands_format import render_openhands
 from bigaction_assets.sft.sharegpt_format import THOUGHT_WORDS, render_sharegpt
-from bigaction_assets.sft.splits import DEFAULT_RATIOS, assign_split, content_hash
+from bigaction_assets.sft.splits import DEFAULT_RATIOS, assign_split
+from bigaction_assets.sft.tools import ToolSpec
 from bigaction_assets.sft.validate import rendering_problems
 from bigaction_assets.sft.windows import NoAction, split_into_windows
 
@@ -98,8 +99,27 @@ def content_key(conversation: Conversation) -> str:
         )
         for turn in conversation.turns
     ]
-    tools = [spec.as_openai_tool() for spec in conversation.tools]
-    return content_hash([conversation.system, tools, turns])
+    # content_hash([system, tools, turns]), its tools' canonical JSON made once per tool set:
+    # a JSON array is its items' texts, comma-separated, between brackets
+    parts = (orjson.dumps(conversation.system), _tools_canonical(conversation.tools))
+    body = orjson.dumps(turns, option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(b"[%b,%b,%b]" % (*parts, body)).hexdigest()
+
+
+_TOOL_SETS_REMEMBERED = 4_096
+_tool_sets: dict[tuple[str, ...], bytes] = {}
+
+
+def _tools_canonical(tools: list[ToolSpec]) -> bytes:
+    """The tools as `content_hash` serializes them (OpenAI tool dicts, sorted keys)."""
+    key = tuple(spec.function_json for spec in tools)
+    known = _tool_sets.get(key)
+    if known is None:
+        if len(_tool_sets) >= _TOOL_SETS_REMEMBERED:
+            _tool_sets.clear()
+        listed = [spec.as_openai_tool() for spec in tools]
+        known = _tool_sets[key] = orjson.dumps(listed, option=orjson.OPT_SORT_KEYS)
+    return known
 
 
 def action_thought_kind(event: Mapping[str, Any]) -> str:

@@ -63,9 +63,21 @@ def _type_name(schema: dict[str, Any]) -> str:
     return " | ".join(declared) if isinstance(declared, list) else str(declared)
 
 
+# Most episodes of a dataset offer the same tools: their system text is made once per tool set.
+_SYSTEM_TEXTS_REMEMBERED = 4_096
+_system_texts: dict[tuple[str, tuple[str, ...]], str] = {}
+
+
 def system_text(conversation: Conversation) -> str:
     """The system message: the prompt, the tool docs and how to call them."""
-    return "\n\n".join((conversation.system, tool_documentation(conversation.tools), CALL_FORMAT))
+    key = (conversation.system, tuple(spec.function_json for spec in conversation.tools))
+    known = _system_texts.get(key)
+    if known is None:
+        if len(_system_texts) >= _SYSTEM_TEXTS_REMEMBERED:
+            _system_texts.clear()
+        docs = tool_documentation(conversation.tools)
+        known = _system_texts[key] = "\n\n".join((conversation.system, docs, CALL_FORMAT))
+    return known
 
 
 def result_header(turn: Turn) -> str:

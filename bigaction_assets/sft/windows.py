@@ -55,21 +55,21 @@ def _detached(before: list[Turn]) -> list[Turn]:
     ]
 
 
-def _window(conv: Conversation, parts: Parts, first: int, last: int) -> Conversation:
+def _window_turns(parts: Parts, first: int, last: int) -> list[Turn]:
     """Head and steps `first..last`: it ends on the assistant turn of step `last`."""
     head, steps = parts
     turns = [head] if head else []
     for k in range(first, last + 1):
         before = _detached(steps[k].before) if k == first and first > 0 else steps[k].before
         turns += [*before, steps[k].action]
-    return replace(conv, turns=turns)
+    return turns
 
 
 def _cut_to_fit(
-    conv: Conversation, max_tokens: int, protected: int, count: LengthCounter
-) -> Conversation:
-    """Shorten the longest observation turn (never the first `protected` turns) until it fits."""
-    turns = list(conv.turns)
+    episode_id: str, turns: list[Turn], max_tokens: int, protected: int, count: LengthCounter
+) -> tuple[list[Turn], int]:
+    """Shorten the longest observation turn (never the first `protected` turns) until it fits:
+    the turns, and their tokens."""
     tokens = count(turns)
     while tokens > max_tokens:
         sizes = [
@@ -80,15 +80,14 @@ def _cut_to_fit(
         size, position = max(sizes, default=(0, 0))
         if size == 0:
             raise ValueError(
-                f"episode {conv.episode_id}: a step needs {tokens} tokens with every observation "
+                f"episode {episode_id}: a step needs {tokens} tokens with every observation "
                 f"emptied, more than max_tokens={max_tokens}; its action alone is too long"
             )
         target = min(size - (tokens - max_tokens), size - 1)  # strictly shorter: it terminates
         cut = turns[position]
         turns[position] = replace(cut, content=fit_to_tokens(cut.content, target))
-        conv = replace(conv, turns=list(turns))
         tokens = count(turns)
-    return replace(conv, tokens=tokens)
+    return turns, tokens
 
 
 def split_into_windows(
@@ -127,7 +126,7 @@ def split_into_windows(
             f"episode {conv.episode_id}: the system prompt, tools and task take {base} tokens, "
             f"more than max_tokens={max_tokens}; raise max_tokens or shorten the first user turn"
         )
-    windows: list[Conversation] = []
+    windows: list[tuple[list[Turn], int]] = []  # turns and tokens; Conversations made last
     first, final = 0, len(steps) - 1
     while first <= final:
         running = copies(opening)
@@ -136,8 +135,8 @@ def split_into_windows(
             add(running, turn)
         tokens = count.total(running)
         if tokens > max_tokens:
-            window = _window(conv, parts, first, first)
-            windows.append(_cut_to_fit(window, max_tokens, protected, count))
+            alone = _window_turns(parts, first, first)
+            windows.append(_cut_to_fit(conv.episode_id, alone, max_tokens, protected, count))
             first += 1
             continue
         last = first
@@ -148,6 +147,9 @@ def split_into_windows(
             if longer > max_tokens:
                 break
             last, tokens = last + 1, longer
-        windows.append(replace(_window(conv, parts, first, last), tokens=tokens))
+        windows.append((_window_turns(parts, first, last), tokens))
         first = last + 1
-    return [replace(window, window=k, windows=len(windows)) for k, window in enumerate(windows)]
+    return [
+        Conversation(conv.episode_id, conv.system, conv.tools, turns, k, len(windows), tokens)
+        for k, (turns, tokens) in enumerate(windows)
+    ]
