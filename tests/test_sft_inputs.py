@@ -112,3 +112,28 @@ def test_each_episode_gets_its_pages_when_batches_end_on_page_count(tmp_path, mo
     for n, (episode, _, shown) in enumerate(iter_episodes(tmp_path, KEY)):
         assert episode["episode_id"] == f"e{n}"
         assert shown == {_sha(2 * n + i): f"<page {2 * n + i}>" for i in range(2)}
+
+
+def test_chunks_cut_events_across_row_groups_into_whole_contiguous_tables(tmp_path, monkeypatch):
+    """Chunks end inside row groups and row groups end inside episodes: every chunk still gets
+    exactly its episodes' events, as one contiguous table (a slice of a row group would
+    carry the whole group to the worker)."""
+    monkeypatch.setattr(inputs, "EPISODES_PER_BATCH", 3)
+    episodes = [f"e{n}" for n in range(8)]
+    events = [(e, i) for n, e in enumerate(episodes) for i in range(n % 4)]  # e0 and e4: none
+    write(tmp_path, episodes, events)
+    path = partition_path(tmp_path, "standardized", "events", KEY)
+    pq.write_table(pq.read_table(path), path, row_group_size=2)
+    assert pq.ParquetFile(path).num_row_groups > 3
+    chunks = list(inputs.iter_chunks(tmp_path, KEY))
+    assert [c.episodes.column("episode_id").to_pylist() for c in chunks] == [
+        episodes[0:3],
+        episodes[3:6],
+        episodes[6:8],
+    ]
+    for chunk in chunks:
+        mine = set(chunk.episodes.column("episode_id").to_pylist())
+        ids, idxs = chunk.events["episode_id"].to_pylist(), chunk.events["idx"].to_pylist()
+        assert [(e, i) for e, i in events if e in mine] == list(zip(ids, idxs, strict=True))
+        assert all(column.num_chunks == 1 for column in chunk.events.columns)
+    assert read(tmp_path) == [(e, list(range(n % 4))) for n, e in enumerate(episodes)]
