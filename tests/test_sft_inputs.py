@@ -137,3 +137,11 @@ def test_chunks_cut_events_across_row_groups_into_whole_contiguous_tables(tmp_pa
         assert [(e, i) for e, i in events if e in mine] == list(zip(ids, idxs, strict=True))
         assert all(column.num_chunks == 1 for column in chunk.events.columns)
     assert read(tmp_path) == [(e, list(range(n % 4))) for n, e in enumerate(episodes)]
+
+
+def test_a_chunk_ends_once_its_episodes_hold_enough_events(tmp_path, monkeypatch):
+    monkeypatch.setattr(inputs, "EVENTS_PER_CHUNK", 4)
+    episodes = ["a", "b", "c", "d"]
+    write(tmp_path, episodes, [(e, i) for e in episodes for i in range(3)])
+    sizes = [(len(c), c.events.num_rows) for c in inputs.iter_chunks(tmp_path, KEY)]
+    assert sizes == [(2, 6), (2, 6)]  # a chunk ends with the episode that reaches the bound

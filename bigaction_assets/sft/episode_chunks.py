@@ -88,6 +88,7 @@ class EventCursor:
         self._start = 0  # the open chunk's first row, in _held[0]
         self._group = 0  # the cursor: a row group of _held, and a row in it
         self._row = 0
+        self.taken = 0  # rows taken since the last cut
 
     def _ids_at_cursor(self) -> tuple[list[str], list[str | None]] | None:
         while True:
@@ -114,6 +115,7 @@ class EventCursor:
             if shas[self._row]:
                 pages.add(shas[self._row])
             self._row += 1
+            self.taken += 1
         return pages
 
     def cut(self) -> pa.Table:
@@ -129,7 +131,7 @@ class EventCursor:
         schema = self._held[0][0].schema if self._held else pa.schema([])
         taken = pa.concat_tables(pieces).combine_chunks() if pieces else schema.empty_table()
         self._held = self._held[self._group :]  # earlier groups are done with
-        self._group, self._start = 0, self._row
+        self._group, self._start, self.taken = 0, self._row, 0
         return taken
 
     def finish(self) -> None:
