@@ -63,9 +63,9 @@ def iter_chunks(
     `EPISODES_PER_BATCH` episodes holding about `PAGES_PER_BATCH` pages or `EVENTS_PER_CHUNK`
     events, each with its events (both files read once, in step: the standardize step writes
     each episode's events together, in the episodes' order, so no sort and no search is needed
-    whatever their size), the pages
-    they show (cleaned HTML where the source has it, else raw), with `with_generated_thoughts`
-    the thoughts the `thoughts` table generated for them, and the names of their screenshots.
+    whatever their size), the pages they show (cleaned HTML where the source has it, else
+    raw), with `with_generated_thoughts` the thoughts the `thoughts` table generated for them,
+    and the names of their screenshots.
 
     Raises:
         EventsOutOfOrder: an event is not where that order puts it. The whole events file has
