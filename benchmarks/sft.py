@@ -121,7 +121,9 @@ def cpu_seconds() -> float:
     return sum(u.ru_utime + u.ru_stime for u in usage)
 
 
-def child(landing: Path, data: Path, stage: str, workers: int, key: str) -> dict:
+def child(
+    landing: Path, data: Path, stage: str, workers: int, key: str, formats: str = "all"
+) -> dict:
     import dagster as dg
 
     from bigaction_assets.definitions import defs
@@ -143,7 +145,10 @@ def child(landing: Path, data: Path, stage: str, workers: int, key: str) -> dict
     if stage == "files":
         return files_child(everything, instance, resources, quiet, data)
     events = data / "lake" / "standardized" / "events" / f"{key}.parquet"
-    config = {**quiet, "ops": {"sft_examples": {"config": {"workers": workers}}}}
+    settings: dict[str, Any] = {"workers": workers}
+    if formats != "all":
+        settings["formats"] = formats.split(",")
+    config = {**quiet, "ops": {"sft_examples": {"config": settings}}}
     started, cpu = time.perf_counter(), cpu_seconds()
     result = dg.materialize(everything, selection=dg.AssetSelection.assets("sft_examples"),
                             partition_key=key, instance=instance, resources=resources,
@@ -222,11 +227,14 @@ def main() -> None:
         "--no-yardstick", action="store_true", help="skip timing the tokenizers alone"
     )
     parser.add_argument("--out", type=Path, default=HERE / "out" / "sft")
-    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--formats", default="all", help="comma-separated SFT formats to render (default: all)"
+    )
+    parser.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        landing, data, stage, workers, key = args.child
-        print(json.dumps(child(Path(landing), Path(data), stage, int(workers), key)))
+        landing, data, stage, workers, key, formats = args.child
+        print(json.dumps(child(Path(landing), Path(data), stage, int(workers), key, formats)))
         return
     key = KEYS[args.source]
     adapter, dataset = key.split(".")
@@ -245,9 +253,9 @@ def main() -> None:
         subprocess.run(["rm", "-rf", str(work / "data")], check=True)
         command = [sys.executable, __file__, "--child", str(landing), str(work / "data")]
         # ingest in its own process, so the peak RSS reported is the SFT step's alone
-        ingest = _run([*command, "ingest", "1", key])
+        ingest = _run([*command, "ingest", "1", key, "all"])
         for workers in args.workers:
-            r = _run([*command, "sft", str(workers), key])
+            r = _run([*command, "sft", str(workers), key, args.formats])
             cpu = r["cpu"]  # per core: CPU seconds of the stage's process and its workers
             tiktoken = yardstick["tiktoken_cpu"] if yardstick else float("nan")
             quick = yardstick["quicktok_cpu"] if yardstick else float("nan")
@@ -261,7 +269,7 @@ def main() -> None:
             )  # fmt: skip
             print(" | ".join(str(f) for f in figures), flush=True)
         # the files are the same bytes for any worker setting: written once, from the last
-        f = _run([*command, "files", "0", key])
+        f = _run([*command, "files", "0", key, "all"])
         figures = (
             episodes, f["examples"], f"{f['seconds']:.1f}", f"{f['cpu']:.1f}",
             f"{f['written_mb']:.0f}", f"{f['written_mb'] / f['cpu']:.1f}",
