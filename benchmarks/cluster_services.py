@@ -22,6 +22,7 @@ from typing import Any
 
 import boto3
 import yaml
+from cluster_cpu import CpuMeter
 from moto.server import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import make_server
 
@@ -161,6 +162,8 @@ class LocalCluster:
         }
         self.root = root
         self.max_runs = max_runs
+        self.last_cpu: dict[str, float] = {}
+        """CPU seconds of each service during the last `build` (cluster_cpu.py)."""
 
     def cli(self, *args: str) -> None:
         command = [sys.executable, "-m", "bigaction_assets.cluster", *args]
@@ -215,6 +218,8 @@ class LocalCluster:
         from dagster._core.storage.dagster_run import FINISHED_STATUSES
 
         self.instance.add_dynamic_partitions("datasets", partitions)
+        meter = CpuMeter(self.layout)
+        meter.start()
         started = time.perf_counter()
         runs = [
             self.submit("build_dataset", assets, {"dagster/partition": key}, config)
@@ -229,6 +234,7 @@ class LocalCluster:
                 raise TimeoutError(f"runs not finished within {RUN_TIMEOUT} s: {statuses}")
             time.sleep(0.5)
         elapsed = time.perf_counter() - started
+        self.last_cpu = meter.stop()
         failed = [
             run for run, s in zip(runs, statuses, strict=True) if s != dg.DagsterRunStatus.SUCCESS
         ]
