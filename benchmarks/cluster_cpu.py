@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 import resource
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 TICK = os.sysconf("SC_CLK_TCK")
+SESSIONS = "postgres sessions"
 
 
 def _stat(pid: int) -> tuple[int, float] | None:
@@ -68,15 +70,30 @@ def own_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-class CpuMeter:
-    """CPU seconds each service spent between `start()` and `stop()`."""
+def postgres_sessions(url: str) -> float:
+    """Connections PostgreSQL has accepted so far (all databases): each one it forks a backend
+    for, which costs it more CPU than most of the queries the connection then sends."""
+    import psycopg2
 
-    def __init__(self, layout: Any) -> None:
-        self.layout = layout
+    with closing(psycopg2.connect(url)) as connection, connection.cursor() as cursor:
+        cursor.execute("SELECT sum(sessions) FROM pg_stat_database")
+        return float(cursor.fetchone()[0] or 0)
+
+
+class CpuMeter:
+    """CPU seconds each service spent between `start()` and `stop()`, and the PostgreSQL
+    sessions opened meanwhile (the meter's own two included)."""
+
+    def __init__(self, layout: Any, postgres_url: str) -> None:
+        self.layout, self.postgres_url = layout, postgres_url
         self.before: dict[str, float] = {}
 
     def _now(self) -> dict[str, float]:
-        return {**tree_seconds(cluster_roots(self.layout)), "benchmark (S3 server)": own_seconds()}
+        return {
+            **tree_seconds(cluster_roots(self.layout)),
+            "benchmark (S3 server)": own_seconds(),
+            SESSIONS: postgres_sessions(self.postgres_url),
+        }
 
     def start(self) -> None:
         self.before = self._now()

@@ -188,8 +188,10 @@ class LocalCluster:
         )
         state = ClusterState.load(self.layout.state_file)
         assert state is not None
+        self.state = state
         os.environ[POSTGRES_URL_ENV] = state.postgres_url
         self.instance = dg.DagsterInstance.from_config(str(self.layout.dagster_home))
+        self.instance.optimize_for_webserver(statement_timeout=0, pool_recycle=600, max_overflow=2)
         self.submit = graphql_submitter(state)
         return self
 
@@ -215,10 +217,10 @@ class LocalCluster:
     def build(self, partitions: list[str], assets: list[str], config: dict[str, Any]) -> float:
         """Submits a run per partition at once; the wall seconds until the last one ended."""
         import dagster as dg
-        from dagster._core.storage.dagster_run import FINISHED_STATUSES
+        from dagster._core.storage.dagster_run import FINISHED_STATUSES, RunsFilter
 
         self.instance.add_dynamic_partitions("datasets", partitions)
-        meter = CpuMeter(self.layout)
+        meter = CpuMeter(self.layout, self.state.libpq_url("postgres"))
         meter.start()
         started = time.perf_counter()
         runs = [
@@ -227,7 +229,13 @@ class LocalCluster:
         ]
         deadline = time.monotonic() + RUN_TIMEOUT
         while True:
-            statuses = [self.instance.get_run_by_id(run).status for run in runs]
+            # one query a look, on a held connection: a query per run, each on a new connection
+            # (PostgreSQL forks a backend for each), cost the server more CPU than the runs' own
+            # bookkeeping (16 connections a second for 8 runs)
+            found = {
+                run.run_id: run.status for run in self.instance.get_runs(RunsFilter(run_ids=runs))
+            }
+            statuses = [found[run] for run in runs]
             if all(status in FINISHED_STATUSES for status in statuses):
                 break
             if time.monotonic() > deadline:
