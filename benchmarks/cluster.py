@@ -196,15 +196,19 @@ def report(input_bytes: int, shards: int, local: dict[str, Any], cluster: dict[s
 def print_cpu(cluster: dict[str, Any]) -> None:
     """CPU seconds by service for each worker count (cluster_cpu.py): what the workers had of
     the machine, and what else took it."""
-    from cluster_cpu import SESSIONS
+    from cluster_cpu import MACHINE, SESSIONS
 
     cpu = {workers: dict(cluster[f"cluster{workers}"]["cpu"]) for workers in (1, 2)}
     sessions = {workers: cpu[workers].pop(SESSIONS, 0.0) for workers in (1, 2)}
+    machine = {workers: cpu[workers].pop(MACHINE, 0.0) for workers in (1, 2)}
     names = sorted(set(cpu[1]) | set(cpu[2]), key=lambda name: -cpu[2].get(name, 0.0))
     print("\n| CPU s by service | 1 worker | 2 workers |\n| --- | ---: | ---: |")
     for name in names:
         print(f"| {name} | {cpu[1].get(name, 0.0):.1f} | {cpu[2].get(name, 0.0):.1f} |")
-    print(f"| all | {sum(cpu[1].values()):.1f} | {sum(cpu[2].values()):.1f} |")
+    ours = {workers: sum(cpu[workers].values()) for workers in (1, 2)}
+    print(f"| the cluster and the benchmark | {ours[1]:.1f} | {ours[2]:.1f} |")
+    print(f"| other processes on the machine | {machine[1] - ours[1]:.1f} "
+          f"| {machine[2] - ours[2]:.1f} |")  # fmt: skip
     print(f"| ({SESSIONS} opened) | {sessions[1]:.0f} | {sessions[2]:.0f} |")
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 TICK = os.sysconf("SC_CLK_TCK")
 SESSIONS = "postgres sessions"
+MACHINE = "machine"
 
 
 def _stat(pid: int) -> tuple[int, float] | None:
@@ -70,6 +71,14 @@ def own_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def machine_seconds() -> float:
+    """CPU seconds every core of the machine has been busy (/proc/stat): beside the cluster's
+    own, what other people's processes took meanwhile on a shared machine."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / TICK
+
+
 def postgres_sessions(url: str) -> float:
     """Connections PostgreSQL has accepted so far (all databases): each one it forks a backend
     for, which costs it more CPU than most of the queries the connection then sends."""
@@ -92,6 +101,7 @@ class CpuMeter:
         return {
             **tree_seconds(cluster_roots(self.layout)),
             "benchmark (S3 server)": own_seconds(),
+            MACHINE: machine_seconds(),
             SESSIONS: postgres_sessions(self.postgres_url),
         }
 
