@@ -228,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.local_child:
         print(json.dumps(local_child(args.local_child)))
         return 0
+    args.out = args.out.resolve()  # DAGSTER_HOME and the cluster's folders must be absolute
     landing = args.out / "landing"
     input_bytes = write_input(landing, args.shards, args.mb)
     print(f"input: {landing} ({input_bytes / 1e6:,.0f} MB)", flush=True)
