@@ -10,7 +10,8 @@ forkserver: one process that imports all of that once (`run_process.py`), and fo
 run, which runs what `dagster api execute_run` runs (Dagster's own run body: the same events,
 executor and run monitoring). The children are the daemon's, on the daemon's machine (the code
 server still serves the definitions to the webserver and the daemon); a changed code location
-needs the daemon restarted, as it needs the workers restarted (`make cluster` restarts both).
+needs the daemon restarted, as it needs the workers restarted (`make cluster-down`, then
+`make cluster`).
 """
 
 from __future__ import annotations
