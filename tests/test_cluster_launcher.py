@@ -33,7 +33,7 @@ def wait_a_while(config: WaitConfig) -> int:
     return os.getpid()
 
 
-@dg.job
+@dg.job(executor_def=dg.in_process_executor)  # one process: a kill -9 leaves no step behind
 def waiting() -> None:
     wait_a_while()
 
