@@ -159,6 +159,7 @@ def run_cluster(
                     "load": f"{load} -> {load_average()}",
                     **s3.traffic.snapshot(),
                     "stored": s3.stored_bytes(),
+                    "cpu": cluster.last_cpu,
                 }
             s3.empty()
             figures["small"] = cluster.build([SMALL], ASSETS, CONFIG)
@@ -186,9 +187,29 @@ def report(input_bytes: int, shards: int, local: dict[str, Any], cluster: dict[s
     one, two = cluster["cluster1"]["seconds"], cluster["cluster2"]["seconds"]
     print(f"\n2-worker speedup over 1 worker: {one / two:.2f}x; 2 workers over local: "
           f"{seconds / two:.2f}x")  # fmt: skip
+    print_cpu(cluster)
     small_local = local["small"]
     print(f"one small dataset ({SMALL}): local {small_local:.1f} s, cluster "
           f"{cluster['small']:.1f} s, overhead {cluster['small'] - small_local:.1f} s")  # fmt: skip
+
+
+def print_cpu(cluster: dict[str, Any]) -> None:
+    """CPU seconds by service for each worker count (cluster_cpu.py): what the workers had of
+    the machine, and what else took it."""
+    from cluster_cpu import MACHINE, SESSIONS
+
+    cpu = {workers: dict(cluster[f"cluster{workers}"]["cpu"]) for workers in (1, 2)}
+    sessions = {workers: cpu[workers].pop(SESSIONS, 0.0) for workers in (1, 2)}
+    machine = {workers: cpu[workers].pop(MACHINE, 0.0) for workers in (1, 2)}
+    names = sorted(set(cpu[1]) | set(cpu[2]), key=lambda name: -cpu[2].get(name, 0.0))
+    print("\n| CPU s by service | 1 worker | 2 workers |\n| --- | ---: | ---: |")
+    for name in names:
+        print(f"| {name} | {cpu[1].get(name, 0.0):.1f} | {cpu[2].get(name, 0.0):.1f} |")
+    ours = {workers: sum(cpu[workers].values()) for workers in (1, 2)}
+    print(f"| the cluster and the benchmark | {ours[1]:.1f} | {ours[2]:.1f} |")
+    print(f"| other processes on the machine | {machine[1] - ours[1]:.1f} "
+          f"| {machine[2] - ours[2]:.1f} |")  # fmt: skip
+    print(f"| ({SESSIONS} opened) | {sessions[1]:.0f} | {sessions[2]:.0f} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.local_child:
         print(json.dumps(local_child(args.local_child)))
         return 0
+    args.out = args.out.resolve()  # DAGSTER_HOME and the cluster's folders must be absolute
     landing = args.out / "landing"
     input_bytes = write_input(landing, args.shards, args.mb)
     print(f"input: {landing} ({input_bytes / 1e6:,.0f} MB)", flush=True)

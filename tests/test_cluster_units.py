@@ -256,7 +256,8 @@ def test_the_cluster_instance_settings_are_valid_and_queue_as_the_default_does(
     shutil.copy(PROJECT_ROOT / "deploy" / "cluster" / "dagster.yaml", home / "dagster.yaml")
     monkeypatch.setenv("BIGACTION_POSTGRES_URL", "postgresql+psycopg2://u:p@127.0.0.1:1/d")
     config, _ = dagster_instance_config(str(home))
-    assert "postgres" in config["storage"]
+    assert config["storage"]["custom"]["class"] == "PooledPostgresStorage"  # test_cluster_worker
+    assert config["run_launcher"]["class"] == "ForkedRunLauncher"  # test_cluster_launcher
     assert config["run_monitoring"]["enabled"] is True
     embedded = yaml.safe_load((PROJECT_ROOT / "dagster.yaml").read_text())
     assert config["concurrency"] == embedded["concurrency"]

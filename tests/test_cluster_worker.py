@@ -1,19 +1,23 @@
-"""The cluster's step tasks, without services: what a worker process keeps between tasks, and how
-a run deals the steps that became ready together over tasks."""
+"""The cluster's step tasks, without services: what a worker process keeps between tasks (and
+every process of the cluster: pooled PostgreSQL connections), and how a run deals the steps that
+became ready together over tasks."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import dagster as dg
 import pytest
+import yaml
 from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
 from dagster._core.execution.api import create_execution_plan
 from sqlalchemy import exc
+from sqlalchemy.pool import QueuePool
 
-from bigaction_assets.cluster import worker
+from bigaction_assets.cluster import pooled_storage, worker
 from bigaction_assets.cluster.execution_loop import batches, materializes
-from bigaction_assets.settings import DATA_DIR_ENV
+from bigaction_assets.settings import DATA_DIR_ENV, PROJECT_ROOT
 
 RUN_CONFIG = {"ops": {"sft_examples": {"config": {"workers": 1}}}}
 
@@ -63,14 +67,33 @@ class LiveCursor(DeadCursor):
         self.executed = statement
 
 
+def test_every_cluster_process_holds_its_postgres_connections_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dagster._core.instance.config import dagster_instance_config
+    from dagster._core.storage.base_storage import DagsterStorage
+    from dagster._serdes import ConfigurableClassData
+
+    shutil.copy(PROJECT_ROOT / "deploy" / "cluster" / "dagster.yaml", tmp_path / "dagster.yaml")
+    monkeypatch.setenv("BIGACTION_POSTGRES_URL", "postgresql+psycopg2://u:p@127.0.0.1:1/d")
+    custom = dagster_instance_config(str(tmp_path))[0]["storage"]["custom"]
+    # what every process rehydrates from the instance settings (no tables to look for here)
+    config = {**custom["config"], "should_autocreate_tables": False}
+    data = ConfigurableClassData(custom["module"], custom["class"], yaml.safe_dump(config))
+    storage = data.rehydrate(as_type=DagsterStorage)
+    for part in (storage.run_storage, storage.event_log_storage, storage.schedule_storage):
+        assert isinstance(part._engine.pool, QueuePool), "dagster-postgres's default: NullPool"
+        assert part._engine.url.port == 1
+
+
 def test_a_pooled_connection_postgres_dropped_is_replaced_before_a_step_uses_it() -> None:
     cursor = LiveCursor()
-    worker._ping(type("Connection", (), {"cursor": lambda self: cursor})(), None, None)
+    pooled_storage._ping(type("Connection", (), {"cursor": lambda self: cursor})(), None, None)
     assert cursor.executed == "SELECT 1"
     dead = type("Connection", (), {"cursor": lambda self: DeadCursor()})()
     # DisconnectionError makes SQLAlchemy's pool drop the connection and open another
     with pytest.raises(exc.DisconnectionError, match="closed the connection"):
-        worker._ping(dead, None, None)
+        pooled_storage._ping(dead, None, None)
 
 
 def test_materializing_steps_get_a_task_each_and_ready_checks_share_two(

@@ -191,3 +191,24 @@ def test_automation_is_on_and_never_pushes(definitions: dg.Definitions) -> None:
     assert {"sft_files", "leaderboard", "hub_release", "benchmark_snapshot"} <= automated
     assert "hub_revision" not in automated
     assert set(sensor.asset_selection.resolve(graph)) == set(graph.get_all_asset_keys())
+
+
+LOAD_AND_LIST_MODULES = """
+import sys
+from bigaction_assets.definitions import defs
+defs().get_repository_def().get_job("build_dataset")
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_loading_the_code_location_imports_no_model_client() -> None:
+    """Every run's process, worker, code server and `make demo` loads the code location: a
+    client that only a step calling a model uses is imported by that step (~0.7 s of CPU a
+    process otherwise; llm/client.py)."""
+    done = subprocess.run(
+        [sys.executable, "-c", LOAD_AND_LIST_MODULES],
+        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300, check=True,
+    )  # fmt: skip
+    loaded = set(done.stdout.split())
+    assert "bigaction_assets.defs.thoughts.assets" in loaded, "the code location was loaded"
+    assert not {"openai", "aiohttp"} & loaded

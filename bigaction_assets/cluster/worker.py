@@ -37,36 +37,17 @@ from dagster_celery.config import TASK_EXECUTE_PLAN_NAME
 from dagster_celery.core_execution_loop import DELEGATE_MARKER
 from dagster_celery.executor import CeleryExecutor
 from dagster_celery.make_app import make_app
-from sqlalchemy import event, exc, pool
 
-POOL_RECYCLE_SECONDS = 600
-"""A pooled connection is replaced after this long, whatever the pings say."""
-POOL_OVERFLOW = 4
-"""Connections beyond the pooled one, for the odd thread of a step that writes an event."""
-
-
-def _ping(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
-    """Before a pooled connection is used: a dead one (PostgreSQL restarted) is dropped and the
-    pool connects again, rather than the step failing on it (SQLAlchemy's checkout recipe)."""
-    try:
-        cursor = dbapi_connection.cursor()
-        try:
-            cursor.execute("SELECT 1")
-        finally:
-            cursor.close()
-    except Exception as error:
-        raise exc.DisconnectionError(f"pooled connection is gone: {error}") from error
+from bigaction_assets.cluster.pooled_storage import pool_connections
 
 
 @functools.cache
 def _instance(ref_json: str) -> DagsterInstance:
     """The worker's instance for `ref_json`, opened once, its storages on pooled connections."""
     instance = DagsterInstance.from_ref(deserialize_value(ref_json, InstanceRef))
-    # Dagster's way to hold connections open (what the webserver does); 0: no statement timeout,
-    # as with the unpooled connections
-    instance.optimize_for_webserver(
-        statement_timeout=0, pool_recycle=POOL_RECYCLE_SECONDS, max_overflow=POOL_OVERFLOW
-    )
+    # the cluster's dagster.yaml pools already (pooled_storage.py); an instance configured with
+    # dagster-postgres's own `storage: postgres` is pooled here
+    pool_connections(instance)
     return instance
 
 
@@ -153,6 +134,5 @@ def execute_steps(task: Task, execute_step_args_packed: dict, executable_dict: d
     return [serialize_value(event) for event in events]
 
 
-event.listen(pool.QueuePool, "checkout", _ping)
 app = make_app()  # dagster-celery's routes and queue; the worker's -y config is read as before
 execute_plan = app.task(bind=True, name=TASK_EXECUTE_PLAN_NAME)(execute_steps)

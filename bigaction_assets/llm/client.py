@@ -3,6 +3,11 @@
 The `openai` client's own retries are off (`max_retries=0`): which failures are retried, how
 long to wait and how often is decided here (`retry.py`), so it is the same for every server
 and testable. Concurrency is bounded by the caller (`caller.py`), not here.
+
+`openai` (and aiohttp under it, `transport.py`) is imported when the first client is made, not
+with this module: the code location imports this module for its settings, and every process
+that loads it (each run's, each worker, the code server, `make demo`) would otherwise spend
+~0.7 s of CPU importing a client that only a step calling a model uses.
 """
 
 from __future__ import annotations
@@ -12,13 +17,14 @@ import dataclasses
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
 import orjson
 
 from bigaction_assets.llm.retry import Backoff, Failure, classify
-from bigaction_assets.llm.transport import http_client
+
+if TYPE_CHECKING:
+    import openai
 
 # a message's content is text, or a list of parts (text and `image_url`) for vision models
 Messages = list[dict[str, Any]]
@@ -96,6 +102,10 @@ class ChatClient:
     @property
     def client(self) -> openai.AsyncOpenAI:
         if self._client is None:
+            import openai
+
+            from bigaction_assets.llm.transport import http_client
+
             self._client = openai.AsyncOpenAI(
                 base_url=self.settings.base_url,
                 api_key=self.settings.api_key or PLACEHOLDER_KEY,
@@ -132,6 +142,8 @@ class ChatClient:
             CallError: a permanent failure (4xx other than 429, a malformed response), or
                 transient ones (429, 5xx, timeouts, connection errors) `max_attempts` times.
         """
+        import openai
+
         retries: dict[str, int] = {}
         if temperature is None:
             temperature = self.settings.temperature

@@ -14,8 +14,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import openai
-
 
 @dataclass(frozen=True)
 class Failure:
@@ -78,6 +76,8 @@ def retry_after_seconds(headers: Mapping[str, str], now: float | None = None) ->
 
 def classify(error: BaseException) -> Failure:
     """The `Failure` an exception of the openai client (or its JSON decoding) stands for."""
+    import openai  # loaded with the first client (client.py says why)
+
     if isinstance(error, openai.APITimeoutError):
         return Failure("timeout", "the request timed out", retryable=True)
     if isinstance(error, openai.APIConnectionError):
