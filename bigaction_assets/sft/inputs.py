@@ -25,7 +25,7 @@ from bigaction_assets.sft.episode_chunks import (
     EventsOutOfOrder,
 )
 from bigaction_assets.sft.pages import PageReader
-from bigaction_assets.thoughts.merge import generated_thoughts
+from bigaction_assets.thoughts.merge import generated_thoughts, has_thoughts
 
 __all__ = ["Episode", "EpisodeChunk", "EventsOutOfOrder", "iter_chunks", "iter_episodes"]
 
@@ -75,6 +75,7 @@ def iter_chunks(
     reader = PageReader(open_parquet(lake, GROUP, "dom_snapshots", key)) if with_pages else None
     names = image_names(lake, key)
     events = EventCursor(iter_row_groups(lake, GROUP, "events", key))
+    with_generated_thoughts = with_generated_thoughts and has_thoughts(lake, key)
     with query_connection(lake) as con:
         for batch in iter_partition_batches(lake, GROUP, "episodes", key, EPISODES_PER_BATCH):
             ids = batch.column("episode_id").to_pylist()

@@ -14,8 +14,8 @@ def generated_thoughts(
 ) -> dict[tuple[str, int], str]:
     """`{(episode_id, idx): thought}` of the thoughts table of partition `key` generated for
     these episodes' actions (the reader gives each to an action with no recorded thought: a
-    recorded thought is never replaced)."""
-    if not episode_ids or not partition_exists(lake, "thoughts", "thoughts", key):
+    recorded thought is never replaced); the partition must exist (`has_thoughts`)."""
+    if not episode_ids:
         return {}
     source = partition_url(lake, "thoughts", "thoughts", key).replace("'", "''")
     found = con.execute(
@@ -24,3 +24,9 @@ def generated_thoughts(
         [list(episode_ids)],
     ).fetchall()
     return {(episode_id, idx): thought for episode_id, idx, thought in found}
+
+
+def has_thoughts(lake: Lake, key: str) -> bool:
+    """Whether the thoughts table has partition `key` (asked once per reading, not per batch:
+    on an object store each look is a request)."""
+    return partition_exists(lake, "thoughts", "thoughts", key)
