@@ -64,6 +64,15 @@ def wait_for(instance: dg.DagsterInstance, run_id: str, done: set[dg.DagsterRunS
     return run
 
 
+def wait_for_health(launcher: ForkedRunLauncher, run: dg.DagsterRun) -> Any:
+    """The launcher's health of `run` once its process is no longer running."""
+    deadline = time.monotonic() + 30
+    while (health := launcher.check_run_worker_health(run)).status == WorkerStatus.RUNNING:
+        assert time.monotonic() < deadline, f"run process of {run.run_id} still running"
+        time.sleep(0.1)
+    return health
+
+
 FINISHED = {dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED}
 
 
@@ -80,7 +89,9 @@ def test_a_run_goes_in_a_forked_process_and_monitoring_sees_it_end(
     assert f"Started process for run (pid: {pid})." in messages, "Dagster's own run body"
     launcher = instance.run_launcher
     assert isinstance(launcher, ForkedRunLauncher)
-    assert launcher.check_run_worker_health(run).status == WorkerStatus.SUCCESS
+    # the run reports SUCCESS a moment before its process has exited
+    health = wait_for_health(launcher, run)
+    assert health.status == WorkerStatus.SUCCESS, health.msg
     # a launcher that did not start it (the daemon restarted) knows it only by its pid
     assert ForkedRunLauncher().check_run_worker_health(run).status == WorkerStatus.FAILED
 
@@ -93,10 +104,8 @@ def test_a_run_process_killed_is_reported_failed_to_run_monitoring(
     assert launcher.check_run_worker_health(run).status == WorkerStatus.RUNNING
     assert ForkedRunLauncher().check_run_worker_health(run).status == WorkerStatus.RUNNING
     os.kill(int(run.tags[PID_TAG]), signal.SIGKILL)
-    deadline = time.monotonic() + 30
-    while (health := launcher.check_run_worker_health(run)).status == WorkerStatus.RUNNING:
-        assert time.monotonic() < deadline
-        time.sleep(0.1)
+    assert isinstance(launcher, ForkedRunLauncher)
+    health = wait_for_health(launcher, run)
     assert health.status == WorkerStatus.FAILED
     assert "-9" in (health.msg or "")
 
