@@ -23,8 +23,10 @@ from typing import Any
 import boto3
 import yaml
 from cluster_cpu import CpuMeter
-from moto.server import DomainDispatcherApplication, create_backend_app
+from moto.server import create_backend_app
 from werkzeug.serving import make_server
+
+from bigaction_assets.cluster.store_settings import LOCAL_SERVER_CLIENT_ENV
 
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench"}
 REGION = "us-east-1"
@@ -105,7 +107,7 @@ class CountingS3Server:
     def __init__(self) -> None:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # a line per request otherwise
         self.traffic = Traffic()
-        app = CountingApp(DomainDispatcherApplication(create_backend_app), self.traffic)
+        app = CountingApp(create_backend_app("s3"), self.traffic)  # S3 alone, as s3_serve
         self.server = make_server("127.0.0.1", 0, app, threaded=True)
         self.endpoint = f"http://127.0.0.1:{self.server.server_port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -132,6 +134,7 @@ class CountingS3Server:
             "AWS_ENDPOINT_URL": self.endpoint,
             "AWS_REGION": REGION,
             "BIGACTION_LAKE_URI": f"s3://{BUCKET}/{prefix}",
+            **LOCAL_SERVER_CLIENT_ENV,  # as the cluster's own S3 server is reached
         }
 
     def stored_bytes(self) -> int:
