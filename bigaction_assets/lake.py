@@ -196,6 +196,33 @@ def footer_rows(lake: Lake, file: Path | str) -> int:
         return pq.read_metadata(handle).num_rows
 
 
+FOOTER_MEMO_SIZE = 65_536
+FileVersion = tuple[str, int, int]  # name, size, modification time (ns)
+_footer_memo: dict[FileVersion, int] = {}
+
+
+def table_rows(lake: Lake, group: str, asset: str) -> tuple[int, int]:
+    """Rows and partition files of a whole table, from the Parquet footers. A footer is read
+    once per version of its file in this process (known by the size and modification time the
+    listing gives), so the materializations of N partitions read N footers, not N^2."""
+    folder = local_root(lake)
+    versions: list[tuple[Path | str, FileVersion]]
+    if folder is not None:
+        paths = sorted(table_dir(folder, group, asset).glob("*.parquet"))
+        versions = [(p, (str(p), p.stat().st_size, p.stat().st_mtime_ns)) for p in paths]
+    else:
+        assert isinstance(lake, LakeRoot)
+        versions = [(key, (key, *stamp)) for key, *stamp in lake.list_parquet_stamps(group, asset)]
+    rows = 0
+    for file, version in versions:
+        if version not in _footer_memo:
+            if len(_footer_memo) >= FOOTER_MEMO_SIZE:
+                _footer_memo.clear()
+            _footer_memo[version] = footer_rows(lake, file)
+        rows += _footer_memo[version]
+    return rows, len(versions)
+
+
 def _table_files(lake: Lake, group: str, asset: str, partition: str | None) -> list[Path | str]:
     if partition is not None:
         return [partition_file(lake, group, asset, partition)]

@@ -14,7 +14,7 @@ import pyarrow.fs as pafs
 import pytest
 from s3_server import s3_server
 
-from bigaction_assets import lake
+from bigaction_assets import lake, lakefs
 from bigaction_assets.catalog import lake_tables, refresh_catalog
 from bigaction_assets.lakefs import ChangedWhileRead, LakeRoot, parse_lake
 
@@ -36,6 +36,14 @@ def s3_lake(bucket: str, request: pytest.FixtureRequest) -> LakeRoot:
     """A fresh prefix of the bucket per test, read with the server's settings."""
     with pytest.MonkeyPatch.context():
         return parse_lake(f"s3://{bucket}/{request.node.name}/lake")
+
+
+@pytest.fixture(params=["whole", "ranged"])
+def read_way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Objects read in one GET (small ones, the default), or by ranged GETs (large ones)."""
+    if request.param == "ranged":
+        monkeypatch.setattr(lakefs, "WHOLE_READ_BYTES", 0)
+    return str(request.param)
 
 
 def all_keys(root: LakeRoot) -> list[str]:
@@ -87,7 +95,7 @@ def test_a_partition_on_s3_holds_the_bytes_it_holds_on_disk(
     assert all_keys(s3_lake) == [key], "no temporary object is left beside it"
 
 
-def test_what_is_written_to_s3_reads_back_every_way(s3_lake: LakeRoot) -> None:
+def test_what_is_written_to_s3_reads_back_every_way(s3_lake: LakeRoot, read_way: str) -> None:
     with lake.open_partition(s3_lake, "raw", "things", "p1", SCHEMA) as writer:
         writer.write(numbers(3, "a"))
         writer.write(numbers(2, "b").to_arrow())
@@ -199,7 +207,17 @@ def test_a_rewrite_of_the_same_bytes_writes_nothing(s3_lake: LakeRoot) -> None:
     assert len(all_keys(s3_lake)) == 1
 
 
-def test_readers_see_the_old_partition_or_the_whole_new_one(s3_lake: LakeRoot) -> None:
+def test_table_rows_on_s3_come_from_one_listing_and_the_footers(s3_lake: LakeRoot) -> None:
+    lake.write_partition(s3_lake, "raw", "things", "p1", numbers(3))
+    lake.write_partition(s3_lake, "raw", "things", "p2", numbers(4))
+    assert lake.table_rows(s3_lake, "raw", "things") == (7, 2)
+    lake.write_partition(s3_lake, "raw", "things", "p2", numbers(40))  # a new version
+    assert lake.table_rows(s3_lake, "raw", "things") == (43, 2)
+
+
+def test_readers_see_the_old_partition_or_the_whole_new_one(
+    s3_lake: LakeRoot, read_way: str
+) -> None:
     sizes = [1000 * (n + 1) for n in range(6)]
     lake.write_partition(s3_lake, "raw", "things", "p", numbers(sizes[0]))
     seen: list[int] = []

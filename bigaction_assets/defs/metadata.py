@@ -7,7 +7,7 @@ import pandera.polars as pa
 
 from bigaction_assets.images.store import iter_images
 from bigaction_assets.images.thumbnail import thumbnail_markdown
-from bigaction_assets.lake import Lake, footer_rows, open_parquet, table_files
+from bigaction_assets.lake import Lake, open_parquet, table_rows
 from bigaction_assets.schemas import column_descriptions, polars_schema
 
 PREVIEW_CELL_CHARS = 60
@@ -43,11 +43,10 @@ def totals_across_partitions(lake: Lake, group: str, asset: str) -> dict[str, dg
     """Rows and partitions of the whole table, beside a partition's own `dagster/row_count`:
     plain numbers, so the UI's Plots tab draws how the table grows from one run to the next.
     Read from the Parquet footers: no row is read."""
-    files = table_files(lake, group, asset)
-    rows = sum(footer_rows(lake, file) for file in files)
+    rows, files = table_rows(lake, group, asset)
     return {
         "total_rows_all_partitions": dg.MetadataValue.int(rows),
-        "partitions_in_lake": dg.MetadataValue.int(len(files)),
+        "partitions_in_lake": dg.MetadataValue.int(files),
     }
 
 
