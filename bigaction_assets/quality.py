@@ -11,22 +11,28 @@ from typing import Any
 
 import duckdb
 
-from bigaction_assets.lake import Lake, table_dir, table_files
+from bigaction_assets.lake import Lake, partition_exists, partition_url, table_dir, table_files
 from bigaction_assets.schemas.standardized import EVENT_ACTORS, EVENT_KINDS
 
 GROUP = "standardized"
 
 
-def has_table(lake: Lake, asset: str, group: str = GROUP) -> bool:
+def has_table(lake: Lake, asset: str, group: str = GROUP, partition: str | None = None) -> bool:
+    """Whether the table has any partition (or, given one, that partition)."""
+    if partition is not None:
+        return partition_exists(lake, group, asset, partition)
     if isinstance(lake, Path):
         return any(table_dir(lake, group, asset).glob("*.parquet"))
     return bool(table_files(lake, group, asset))
 
 
-def relation(lake: Lake, asset: str, group: str = GROUP) -> str:
-    """SQL for all partitions of a table; an empty table if it has none yet. On an object-store
-    lake the connection must read its URLs (`lake.query_connection(lake)`)."""
-    if isinstance(lake, Path):
+def relation(lake: Lake, asset: str, group: str = GROUP, partition: str | None = None) -> str:
+    """SQL for all partitions of a table, or for the one named `partition` (a check of one
+    partition reads one file, not the whole table: on an object store every file is requests).
+    On an object-store lake the connection must read its URLs (`lake.query_connection(lake)`)."""
+    if partition is not None:
+        glob = partition_url(lake, group, asset, partition)
+    elif isinstance(lake, Path):
         glob = (table_dir(lake, group, asset) / "*.parquet").as_posix()
     else:
         glob = f"{lake.url(lake.key(group, asset))}/*.parquet"
@@ -53,19 +59,19 @@ def duplicate_episode_ids(
 
 
 def orphan_events(
-    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20
+    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20, partition: str | None = None
 ) -> list[dict[str, Any]]:
     return _rows(
         con,
         f"""
-        select distinct ev.episode_id from {relation(lake, "events")} ev
-        anti join {relation(lake, "episodes")} ep using (episode_id)
+        select distinct ev.episode_id from {relation(lake, "events", partition=partition)} ev
+        anti join {relation(lake, "episodes", partition=partition)} ep using (episode_id)
         order by 1 limit {limit}""",
     )
 
 
 def noncontiguous_episodes(
-    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20
+    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20, partition: str | None = None
 ) -> list[dict[str, Any]]:
     """Episodes whose event idx are not exactly 0..n-1, or whose n differs from num_events."""
     return _rows(
@@ -74,9 +80,10 @@ def noncontiguous_episodes(
         with counted as (
             select episode_id, count(*) as n, count(distinct idx) as distinct_idx,
                    min(idx) as first_idx, max(idx) as last_idx
-            from {relation(lake, "events")} group by episode_id)
+            from {relation(lake, "events", partition=partition)} group by episode_id)
         select ep.episode_id, ep.num_events, c.n, c.first_idx, c.last_idx
-        from {relation(lake, "episodes")} ep left join counted c using (episode_id)
+        from {relation(lake, "episodes", partition=partition)} ep
+        left join counted c using (episode_id)
         where coalesce(c.n, 0) <> ep.num_events
            or (c.n > 0 and (c.first_idx <> 0 or c.last_idx <> c.n - 1 or c.distinct_idx <> c.n))
         order by 1 limit {limit}""",
@@ -84,31 +91,32 @@ def noncontiguous_episodes(
 
 
 def unresolved_html_shas(
-    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20
+    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20, partition: str | None = None
 ) -> list[dict[str, Any]]:
     pages = (
-        f"(select html_sha from {relation(lake, 'dom_snapshots')})"
-        if has_table(lake, "dom_snapshots")
+        f"(select html_sha from {relation(lake, 'dom_snapshots', partition=partition)})"
+        if has_table(lake, "dom_snapshots", partition=partition)
         else "(select null::varchar as html_sha where false)"
     )
     return _rows(
         con,
         f"""
-        select ev.episode_id, ev.idx, ev.html_sha from {relation(lake, "events")} ev
+        select ev.episode_id, ev.idx, ev.html_sha
+        from {relation(lake, "events", partition=partition)} ev
         where ev.html_sha is not null and ev.html_sha not in {pages}
         order by 1, 2 limit {limit}""",
     )
 
 
 def unknown_kinds_or_actors(
-    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20
+    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20, partition: str | None = None
 ) -> list[dict[str, Any]]:
     kinds = ", ".join(f"'{k}'" for k in EVENT_KINDS)
     actors = ", ".join(f"'{a}'" for a in EVENT_ACTORS)
     return _rows(
         con,
         f"""
-        select kind, actor, count(*) as events from {relation(lake, "events")}
+        select kind, actor, count(*) as events from {relation(lake, "events", partition=partition)}
         where kind not in ({kinds}) or actor not in ({actors}) or kind is null or actor is null
         group by all order by 1, 2 limit {limit}""",
     )
@@ -133,13 +141,13 @@ def reject_rates(con: duckdb.DuckDBPyConnection, lake: Path) -> list[dict[str, A
 
 
 def episodes_in_several_splits(
-    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20
+    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20, partition: str | None = None
 ) -> list[dict[str, Any]]:
     """Episodes whose SFT windows landed in more than one split."""
     return _rows(
         con,
         f"""
         select episode_id, list(distinct split order by split) as splits
-        from {relation(lake, "sft_examples", "sft")}
+        from {relation(lake, "sft_examples", "sft", partition)}
         group by episode_id having count(distinct split) > 1 order by 1 limit {limit}""",
     )

@@ -414,3 +414,58 @@ def test_validated_sink_flushes_at_its_own_text_bound(tmp_lake):
         assert writer.rows == 0
         sink.add({**reject("adp.a"), "raw_text": "y" * 6_000})
         assert writer.rows == 2
+
+
+PARTITION_CHECKS = [
+    quality.orphan_events,
+    quality.noncontiguous_episodes,
+    quality.unresolved_html_shas,
+    quality.unknown_kinds_or_actors,
+]
+
+
+@pytest.mark.parametrize("check", PARTITION_CHECKS, ids=lambda f: f.__name__)
+def test_a_check_of_one_partition_reads_that_partition_alone(clean_lake, check):
+    """A broken partition fails its own check, and leaves the clean one's passing."""
+    write(clean_lake, "episodes", [episode("b/1", 1, "adp.b")], partition="adp.b")
+    broken = [event("ghost/1", 0, html_sha=SHA_B), event("b/1", 3, html_sha=SHA_B)]
+    write(clean_lake, "events", [{**e, "kind": "teleport"} for e in broken], partition="adp.b")
+    write(clean_lake, "dom_snapshots", [page(SHA_A)], partition="adp.b")
+    with duckdb.connect() as con:
+        assert check(con, clean_lake, partition="adp.a") == []
+        assert check(con, clean_lake, partition="adp.b") != []
+        assert check(con, clean_lake) != [], "the whole table holds the broken partition"
+
+
+def test_a_partition_resolves_its_pages_in_its_own_snapshots(clean_lake):
+    """A dataset stores every page its events show: one found only in another dataset's
+    snapshots is missing from this one's."""
+    write(clean_lake, "episodes", [episode("b/1", 1, "adp.b")], partition="adp.b")
+    write(clean_lake, "events", [event("b/1", 0, html_sha=SHA_A)], partition="adp.b")
+    with duckdb.connect() as con:
+        assert quality.unresolved_html_shas(con, clean_lake) == []
+        assert quality.unresolved_html_shas(con, clean_lake, partition="adp.b") == [
+            {"episode_id": "b/1", "idx": 0, "html_sha": SHA_A}
+        ]
+
+
+def test_table_rows_reads_each_version_of_a_footer_once(tmp_lake, monkeypatch):
+    """The totals every materialization reports: a partition's footer is read again only
+    when its file changed, so N partitions built one by one read N footers, not N^2."""
+    read: list[str] = []
+    footer_rows = lake.footer_rows
+    monkeypatch.setattr(
+        lake, "footer_rows", lambda root, f: read.append(str(f)) or footer_rows(root, f)
+    )
+    for number, partition in enumerate(["adp.a", "adp.b", "adp.c"], start=1):
+        write(
+            tmp_lake, "episodes", [episode(f"{partition}/{n}", 0) for n in range(number)], partition
+        )
+        assert lake.table_rows(tmp_lake, "standardized", "episodes") == (
+            number * (number + 1) // 2,
+            number,
+        )
+    assert [Path(f).stem for f in read] == ["adp.a", "adp.b", "adp.c"]
+    write(tmp_lake, "episodes", [episode("b/only", 0)], partition="adp.b")  # rewritten: read again
+    assert lake.table_rows(tmp_lake, "standardized", "episodes") == (1 + 1 + 3, 3)
+    assert [Path(f).stem for f in read][3:] == ["adp.b"]

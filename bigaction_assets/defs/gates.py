@@ -4,12 +4,14 @@ from collections.abc import Callable
 from typing import Any
 
 import dagster as dg
-import duckdb
 
+from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
-from bigaction_assets.lake import Lake, query_connection
+from bigaction_assets.lake import query_connection
 
-Finder = Callable[[duckdb.DuckDBPyConnection, Lake], list[dict[str, Any]]]
+Finder = Callable[..., list[dict[str, Any]]]
+"""`finder(con, lake)` gives offending rows of the whole table; `finder(con, lake,
+partition=key)`, of one partition (for the checks made `per_partition`)."""
 SHOWN_OFFENDERS = 20
 
 
@@ -25,13 +27,35 @@ def offenders_result(offenders: list[dict[str, Any]], what: str) -> dg.AssetChec
 
 
 def blocking_lake_check(
-    asset: str, name: str, what: str, finder: Finder, description: str
+    asset: str, name: str, what: str, finder: Finder, description: str, per_partition: bool = False
 ) -> dg.AssetChecksDefinition:
-    """A blocking check that fails when `finder` returns any row from the lake."""
+    """A blocking check that fails when `finder` returns any row from the lake.
 
-    @dg.asset_check(asset=asset, name=name, blocking=True, description=description)
-    def _check(lake: LakeResource) -> dg.AssetCheckResult:
+    `per_partition`: the property holds within a dataset partition (its events against its own
+    episodes, pages and images), so a materialized partition is checked alone, not the whole
+    table again: a build of N partitions reads N files, not N^2 (a run of several partitions at
+    once checks the table)."""
+    if not per_partition:
+
+        @dg.asset_check(asset=asset, name=name, blocking=True, description=description)
+        def _check(lake: LakeResource) -> dg.AssetCheckResult:
+            with query_connection(lake.store) as con:
+                return offenders_result(finder(con, lake.store), what)
+
+        return _check
+
+    @dg.asset_check(
+        asset=asset,
+        name=name,
+        blocking=True,
+        description=description,
+        partitions_def=datasets_partitions,
+    )
+    def _partition_check(
+        context: dg.AssetCheckExecutionContext, lake: LakeResource
+    ) -> dg.AssetCheckResult:
+        partition = context.partition_key if context.has_partition_key else None
         with query_connection(lake.store) as con:
-            return offenders_result(finder(con, lake.store), what)
+            return offenders_result(finder(con, lake.store, partition=partition), what)
 
-    return _check
+    return _partition_check

@@ -22,18 +22,19 @@ PILLOW_FORMATS = {"PNG": "png", "JPEG": "jpeg", "MPO": "jpeg", "WEBP": "webp", "
 
 
 def unresolved_image_shas(
-    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20
+    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20, partition: str | None = None
 ) -> list[dict[str, Any]]:
-    """Events whose image_sha or answer_image_sha has no row in `images`."""
+    """Events whose image_sha or answer_image_sha has no row in `images` (of their own
+    partition, when one is named: a dataset stores every image its events show)."""
     images = (
-        f"(select image_sha from {relation(lake, 'images')})"
-        if has_table(lake, "images")
+        f"(select image_sha from {relation(lake, 'images', partition=partition)})"
+        if has_table(lake, "images", partition=partition)
         else "(select null::varchar as image_sha where false)"
     )
     cursor = con.execute(
         f"""
         select ev.episode_id, ev.idx, k.sha as image_sha
-        from {relation(lake, "events")} ev,
+        from {relation(lake, "events", partition=partition)} ev,
              unnest([ev.image_sha, ev.answer_image_sha]) as k(sha)
         where k.sha is not null and k.sha not in {images}
         order by 1, 2 limit {limit}"""

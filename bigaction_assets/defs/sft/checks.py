@@ -65,6 +65,7 @@ episodes_in_one_split = blocking_lake_check(
     "episodes in more than one split",
     quality.episodes_in_several_splits,
     "Every episode's windows are in one split, so no episode leaks across splits.",
+    per_partition=True,
 )
 
 

@@ -21,6 +21,7 @@ event_episodes_exist = blocking_lake_check(
     "episodes with events but no episode row",
     quality.orphan_events,
     "Every event belongs to an episode in `episodes`.",
+    per_partition=True,
 )
 event_idx_contiguous = blocking_lake_check(
     "events",
@@ -28,6 +29,7 @@ event_idx_contiguous = blocking_lake_check(
     "episodes with gaps or extra events",
     quality.noncontiguous_episodes,
     "Within an episode, idx runs 0..n-1 and n equals the episode's num_events.",
+    per_partition=True,
 )
 html_shas_resolve = blocking_lake_check(
     "events",
@@ -35,6 +37,7 @@ html_shas_resolve = blocking_lake_check(
     "events whose page is missing",
     quality.unresolved_html_shas,
     "Every html_sha in events has its page in dom_snapshots.",
+    per_partition=True,
 )
 image_shas_resolve = blocking_lake_check(
     "events",
@@ -42,10 +45,12 @@ image_shas_resolve = blocking_lake_check(
     "events whose image is missing",
     unresolved_image_shas,
     "Every image_sha and answer_image_sha in events has its image in `images`.",
+    per_partition=True,
 )
 event_kinds_known = blocking_lake_check(
     "events", "event_kinds_known", "event kind/actor pairs outside the enums",
     quality.unknown_kinds_or_actors, "Event kinds and actors are within their enums.",
+    per_partition=True,
 )  # fmt: skip
 
 

@@ -9,4 +9,5 @@ thoughts_match_actions = blocking_lake_check(
     "thoughts whose event is not an agent action without a recorded thought",
     thoughts_without_their_action,
     "Every thought belongs to an agent action that has no recorded thought.",
+    per_partition=True,
 )
