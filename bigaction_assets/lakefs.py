@@ -64,13 +64,14 @@ class S3Settings:
         return pafs.S3FileSystem(**options)
 
     def fsspec(self) -> Any:
-        """An s3fs filesystem on the same store, for `DuckDBPyConnection.register_filesystem`."""
-        import s3fs  # the cluster extra: only an s3:// lake needs it
+        """An s3fs filesystem on the same store, for `DuckDBPyConnection.register_filesystem`
+        (each object looked up once per read: `s3_lookups`)."""
+        from bigaction_assets.s3_lookups import S3LookingOnce  # s3fs: the cluster extra
 
         client: dict[str, Any] = {"region_name": self.region or DEFAULT_REGION}
         if self.endpoint:
             client["endpoint_url"] = self.endpoint
-        return s3fs.S3FileSystem(
+        return S3LookingOnce(
             key=self.access_key,
             secret=self.secret_key,
             client_kwargs=client,

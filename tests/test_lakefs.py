@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -293,3 +294,30 @@ def test_duckdb_reads_the_same_objects_and_the_catalog_has_a_view_per_table(
         assert con.execute("select count(*) from alpha").fetchone() == (7,)
         assert con.execute("select count(*) from beta").fetchone() == (1,)
     assert refresh_catalog(s3_lake, catalog) == ["alpha", "beta"]  # current: left alone
+
+
+def test_duckdb_looks_up_an_object_once_a_read_and_anew_after_a_moment(
+    s3_lake: LakeRoot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DuckDB asks s3fs about an object it opens ~7 times; each was a HEAD."""
+    import s3fs
+
+    from bigaction_assets import s3_lookups
+
+    looks: list[str] = []
+    parent_info = s3fs.S3FileSystem._info
+
+    async def counted(self: s3fs.S3FileSystem, path: str, *args: Any, **kwargs: Any) -> Any:
+        looks.append(path)
+        return await parent_info(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(s3fs.S3FileSystem, "_info", counted)
+    lake.write_partition(s3_lake, "raw", "things", "p1", numbers(3))
+    url = lake.partition_url(s3_lake, "raw", "things", "p1")
+    with lake.query_connection(s3_lake) as con:
+        assert con.execute(f"select count(*) from read_parquet('{url}')").fetchone() == (3,)
+        assert len(looks) == 1, looks
+        lake.write_partition(s3_lake, "raw", "things", "p1", numbers(5))  # replaced meanwhile
+        monkeypatch.setattr(s3_lookups, "LOOK_SECONDS", 0.0)
+        assert con.execute(f"select count(*) from read_parquet('{url}')").fetchone() == (5,)
+        assert len(looks) > 1, "a look older than LOOK_SECONDS is not reused"
