@@ -321,3 +321,21 @@ def test_duckdb_looks_up_an_object_once_a_read_and_anew_after_a_moment(
         monkeypatch.setattr(s3_lookups, "LOOK_SECONDS", 0.0)
         assert con.execute(f"select count(*) from read_parquet('{url}')").fetchone() == (5,)
         assert len(looks) > 1, "a look older than LOOK_SECONDS is not reused"
+
+
+def test_one_s3fs_client_a_process_and_fresh_listings_for_each_user(s3_lake: LakeRoot) -> None:
+    """Building a client parsed botocore's models each time (~0.25 s of CPU a connection);
+    sharing it must not share a listing taken before the lake changed."""
+    assert s3_lake.s3 is not None
+    folder = s3_lake.key("raw", "things")
+    lake.write_partition(s3_lake, "raw", "things", "p1", numbers(1))
+
+    def parquet(listing: list[str]) -> list[str]:
+        return [name for name in listing if name.endswith(".parquet")]
+
+    first = s3_lake.s3.fsspec()
+    assert len(parquet(first.ls(folder))) == 1
+    lake.write_partition(s3_lake, "raw", "things", "p2", numbers(1))
+    second = s3_lake.s3.fsspec()
+    assert second is first
+    assert len(parquet(second.ls(folder))) == 2, "the listing the first user cached is not reused"
