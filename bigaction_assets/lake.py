@@ -205,11 +205,11 @@ def table_rows(lake: Lake, group: str, asset: str) -> tuple[int, int]:
     """Rows and partition files of a whole table, from the Parquet footers. A footer is read
     once per version of its file in this process (known by the size and modification time the
     listing gives), so the materializations of N partitions read N footers, not N^2."""
-    folder = local_root(lake)
-    versions: list[tuple[Path | str, FileVersion]]
-    if folder is not None:
-        paths = sorted(table_dir(folder, group, asset).glob("*.parquet"))
-        versions = [(p, (str(p), p.stat().st_size, p.stat().st_mtime_ns)) for p in paths]
+    versions: list[tuple[Path | str, FileVersion]] = []
+    if local_root(lake) is not None:
+        for path in table_files(lake, group, asset):
+            stat = Path(path).stat()
+            versions.append((path, (str(path), stat.st_size, stat.st_mtime_ns)))
     else:
         assert isinstance(lake, LakeRoot)
         versions = [(key, (key, *stamp)) for key, *stamp in lake.list_parquet_stamps(group, asset)]

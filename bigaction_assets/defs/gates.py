@@ -13,6 +13,7 @@ Finder = Callable[..., list[dict[str, Any]]]
 """`finder(con, lake)` gives offending rows of the whole table; `finder(con, lake,
 partition=key)`, of one partition (for the checks made `per_partition`)."""
 SHOWN_OFFENDERS = 20
+PER_PARTITION_NOTE = "Checked on the dataset partition a run builds (the whole table otherwise)."
 
 
 def offenders_result(offenders: list[dict[str, Any]], what: str) -> dg.AssetCheckResult:
@@ -35,27 +36,19 @@ def blocking_lake_check(
     episodes, pages and images), so a materialized partition is checked alone, not the whole
     table again: a build of N partitions reads N files, not N^2 (a run of several partitions at
     once checks the table)."""
-    if not per_partition:
-
-        @dg.asset_check(asset=asset, name=name, blocking=True, description=description)
-        def _check(lake: LakeResource) -> dg.AssetCheckResult:
-            with query_connection(lake.store) as con:
-                return offenders_result(finder(con, lake.store), what)
-
-        return _check
 
     @dg.asset_check(
         asset=asset,
         name=name,
         blocking=True,
-        description=description,
-        partitions_def=datasets_partitions,
+        description=f"{description} {PER_PARTITION_NOTE}" if per_partition else description,
+        partitions_def=datasets_partitions if per_partition else None,
     )
-    def _partition_check(
-        context: dg.AssetCheckExecutionContext, lake: LakeResource
-    ) -> dg.AssetCheckResult:
-        partition = context.partition_key if context.has_partition_key else None
+    def _check(context: dg.AssetCheckExecutionContext, lake: LakeResource) -> dg.AssetCheckResult:
+        scope: dict[str, str] = {}
+        if per_partition and context.has_partition_key:
+            scope["partition"] = context.partition_key
         with query_connection(lake.store) as con:
-            return offenders_result(finder(con, lake.store, partition=partition), what)
+            return offenders_result(finder(con, lake.store, **scope), what)
 
-    return _partition_check
+    return _check
