@@ -11,7 +11,7 @@ from bundled import bundled_episodes
 
 from bigaction_assets.schemas import ValueNotStorable, arrow_schema, validated_table
 from bigaction_assets.schemas.sft import SftExampleSchema
-from bigaction_assets.sft import parallel
+from bigaction_assets.sft import handoff, parallel
 from bigaction_assets.sft.episode_chunks import EpisodeChunk
 from bigaction_assets.sft.examples import ExampleSettings
 from bigaction_assets.sft.parallel import (
@@ -41,11 +41,13 @@ def chunks_of(samples, size: int) -> list[EpisodeChunk]:
     return chunks
 
 
-def test_two_workers_render_what_one_does_in_the_same_order():
+def test_two_workers_render_what_one_does_in_the_same_order(tmp_path, monkeypatch):
+    monkeypatch.setattr(handoff, "scratch_root", lambda: tmp_path)
     chunks = chunks_of(bundled_episodes() * 3, 7)  # several chunks for each worker
     settings = ExampleSettings(max_tokens=2048, observation_tokens=256)  # windows and skips
     alone = list(render_chunks(chunks, settings, SCHEMA, workers=1))
     shared = list(render_chunks(chunks, settings, SCHEMA, workers=2))
+    assert list(tmp_path.iterdir()) == []  # the handoff files and their folder are gone
     assert [o.episodes for o in shared] == [len(chunk) for chunk in chunks]
     for one, two in zip(alone, shared, strict=True):
         assert one.table is not None and two.table is not None

@@ -1,22 +1,24 @@
 """Chunks of episodes rendered into example tables over several processes, kept in input order.
 
 Rendering is per episode and needs nothing from other episodes, so it spreads over cores. The
-calling process reads the lake into chunks (`inputs.iter_chunks`: Arrow tables, which cross to
-a worker as column buffers) and writes what comes back; a worker turns a chunk into Python rows,
-renders every episode and builds the chunk's Arrow table of examples, so no row dict crosses a
-process boundary either way. Results come back in the order sent, so the output is the same
-bytes whatever the number of workers, and at most a few chunks are in flight, so memory stays
-flat.
+calling process reads the lake into chunks (`inputs.iter_chunks`: Arrow tables) and writes what
+comes back; a worker turns a chunk into Python rows, renders every episode and builds the
+chunk's Arrow table of examples, so no row dict crosses a process boundary either way, and the
+tables themselves cross as memory-mapped files (`handoff`), not through the pipe. Results come
+back in the order sent, so the output is the same bytes whatever the number of workers, and at
+most a few chunks are in flight, so memory stays flat.
 """
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -24,6 +26,14 @@ import pyarrow as pa
 from bigaction_assets.gc_pause import collection_paused
 from bigaction_assets.sft.episode_chunks import Episode, EpisodeChunk
 from bigaction_assets.sft.examples import EpisodeSkipped, ExampleSettings, episode_examples
+from bigaction_assets.sft.handoff import (
+    ChunkFiles,
+    put_chunk,
+    put_table,
+    scratch_folder,
+    take_chunk,
+    take_table,
+)
 
 CHUNKS_IN_FLIGHT_PER_WORKER = 2
 # Below this many episodes, starting worker processes costs more than it saves (measured:
@@ -53,6 +63,8 @@ class ChunkOutcome:
     table: pa.Table | None
     rows: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[tuple[str, EpisodeSkipped]] = field(default_factory=list)
+    table_file: Path | None = None
+    """Where a worker put `table` for the calling process to map (`handoff`)."""
 
 
 def render_episode(episode: Episode, settings: ExampleSettings) -> Outcome:
@@ -83,6 +95,19 @@ def render_chunk(chunk: EpisodeChunk, settings: ExampleSettings, schema: pa.Sche
     return ChunkOutcome(len(chunk), table, [], skipped)
 
 
+def render_chunk_files(
+    files: ChunkFiles, settings: ExampleSettings, schema: pa.Schema
+) -> ChunkOutcome:
+    """`render_chunk` in a worker: the chunk taken from its files, the examples' table put
+    beside them."""
+    outcome = render_chunk(take_chunk(files), settings, schema)
+    if outcome.table is None:
+        return outcome
+    path = files.path("examples")
+    put_table(outcome.table, path)
+    return replace(outcome, table=None, table_file=path)
+
+
 def worker_count(requested: int, episodes: int) -> int:
     """`requested` workers, or with 0 one per core when the partition is big enough to gain."""
     if requested > 0:
@@ -103,14 +128,22 @@ def render_chunks(
     # spawn, not fork: the caller may be a Dagster process with threads running (and forks of
     # multiprocessing's fork server, preloaded, rendered ~60% slower per chunk: measured)
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with (
+        scratch_folder() as scratch,
+        ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool,
+    ):
         pending: deque[Future[ChunkOutcome]] = deque()
+        numbers = itertools.count()
         while True:
             while len(pending) < workers * CHUNKS_IN_FLIGHT_PER_WORKER:
                 chunk = next(source, None)
                 if chunk is None:
                     break
-                pending.append(pool.submit(render_chunk, chunk, settings, schema))
+                files = put_chunk(chunk, scratch / str(next(numbers)))
+                pending.append(pool.submit(render_chunk_files, files, settings, schema))
             if not pending:
                 return
-            yield pending.popleft().result()
+            done = pending.popleft().result()
+            if done.table_file is not None:
+                done = replace(done, table=take_table(done.table_file), table_file=None)
+            yield done
