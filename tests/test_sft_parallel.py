@@ -90,3 +90,15 @@ def test_a_worker_imports_neither_the_contracts_nor_the_lake():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_caller_works_once_while_the_workers_start():
+    chunks = chunks_of(bundled_episodes()[:6], 2)
+    calls: list[int] = []
+    outcomes = render_chunks(
+        chunks, ExampleSettings(), SCHEMA, workers=2, while_workers_start=lambda: calls.append(1)
+    )
+    first = next(outcomes)
+    assert calls == [1] and first.episodes == 2
+    assert [o.episodes for o in outcomes] == [2, 2]
+    assert calls == [1]

@@ -15,7 +15,7 @@ import itertools
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -117,9 +117,16 @@ def worker_count(requested: int, episodes: int) -> int:
 
 
 def render_chunks(
-    chunks: Iterable[EpisodeChunk], settings: ExampleSettings, schema: pa.Schema, workers: int = 1
+    chunks: Iterable[EpisodeChunk],
+    settings: ExampleSettings,
+    schema: pa.Schema,
+    workers: int = 1,
+    while_workers_start: Callable[[], object] | None = None,
 ) -> Iterator[ChunkOutcome]:
-    """A `ChunkOutcome` per chunk, in input order, rendered by `workers` processes (1: here)."""
+    """A `ChunkOutcome` per chunk, in input order, rendered by `workers` processes (1: here).
+
+    `while_workers_start`: called once the first chunks are sent, while the workers start
+    (~0.5 s each of imports and the tokenizer's tables), when this process would only wait."""
     if workers <= 1:
         for chunk in chunks:
             yield render_chunk(chunk, settings, schema)
@@ -141,6 +148,9 @@ def render_chunks(
                     break
                 files = put_chunk(chunk, scratch / str(next(numbers)))
                 pending.append(pool.submit(render_chunk_files, files, settings, schema))
+            if while_workers_start is not None:
+                while_workers_start()
+                while_workers_start = None
             if not pending:
                 return
             done = pending.popleft().result()

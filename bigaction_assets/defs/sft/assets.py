@@ -26,6 +26,7 @@ from bigaction_assets.sft.images import IMAGE_TOKENS
 from bigaction_assets.sft.inputs import episode_count, iter_chunks
 from bigaction_assets.sft.parallel import render_chunks, worker_count
 from bigaction_assets.sink import ValidatedSink
+from bigaction_assets.tokens import fast_encoding
 
 # Bump when rendering changes what a model is trained on (prompts, formats, windows).
 # 2: windows end on the assistant, one message per side run, thoughts in sharegpt
@@ -100,7 +101,9 @@ def sft_examples(
         sink = ValidatedSink(SftExampleSchema, writer, max_rows=20_000, max_chars=64 << 20)
         chunks = iter_chunks(lake.store, key, with_generated_thoughts=True)
         workers = worker_count(config.workers, episode_count(lake.store, key))
-        for done in render_chunks(chunks, settings, schema, workers):
+        # the blocking checks count tokens here: the counter loads while the workers start,
+        # not after them on the run's serial tail
+        for done in render_chunks(chunks, settings, schema, workers, fast_encoding):
             for episode_id, skip in done.skipped:
                 skipped[skip.reason] += 1
                 if len(skipped_examples) < SHOWN_SKIPS:

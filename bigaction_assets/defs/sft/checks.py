@@ -35,30 +35,6 @@ def _rows_and_sample(
     )
 
 
-@dg.asset_check(
-    asset="sft_examples",
-    blocking=True,
-    partitions_def=datasets_partitions,
-    description="No example is longer than its context length; counts are verified from the text.",
-)
-def examples_fit_context(
-    context: dg.AssetCheckExecutionContext, lake: LakeResource
-) -> dg.AssetCheckResult:
-    light = ["example_id", "tokens", "context_tokens", "content_sha", "image_tokens"]
-    offenders, recounted = [], 0
-    for row, texts in _rows_and_sample(context, lake, light):
-        problem = None
-        if row["tokens"] > row["context_tokens"]:
-            problem = f"{row['tokens']} tokens, over its context of {row['context_tokens']}"
-        elif texts is not None:
-            recounted += 1
-            problem = length_problem({**row, **texts}, SFT_FORMATS)
-        if problem:
-            offenders.append({"example_id": row["example_id"], "problem": problem})
-    result = offenders_result(offenders, "examples over their context or miscounted")
-    return result.with_metadata({**result.metadata, "recounted_from_text": recounted})
-
-
 episodes_in_one_split = blocking_lake_check(
     "sft_examples",
     "episodes_in_one_split",
@@ -69,7 +45,15 @@ episodes_in_one_split = blocking_lake_check(
 )
 
 
-@dg.asset_check(
+FITS_CONTEXT = dg.AssetCheckSpec(
+    "examples_fit_context",
+    asset="sft_examples",
+    blocking=True,
+    partitions_def=datasets_partitions,
+    description="No example is longer than its context length; counts are verified from the text.",
+)
+VALID_FOR_CONSUMERS = dg.AssetCheckSpec(
+    "examples_valid_for_consumers",
     asset="sft_examples",
     blocking=True,
     partitions_def=datasets_partitions,
@@ -78,16 +62,49 @@ episodes_in_one_split = blocking_lake_check(
         "the stored text (the stage checks every example before writing it)."
     ),
 )
-def examples_valid_for_consumers(
+
+
+@dg.multi_asset_check(
+    name="sft_examples_read_back",
+    specs=[FITS_CONTEXT, VALID_FOR_CONSUMERS],
+    description=(
+        "The stored examples read back once for both checks: every row's counts, and the "
+        "sample's renderings (decompressed with their row groups) counted and validated."
+    ),
+)
+def examples_read_back(
     context: dg.AssetCheckExecutionContext, lake: LakeResource
-) -> dg.AssetCheckResult:
-    offenders, validated = [], 0
-    for row, texts in _rows_and_sample(context, lake, ["example_id", "content_sha"]):
+) -> Iterator[dg.AssetCheckResult]:
+    light = ["example_id", "tokens", "context_tokens", "content_sha", "image_tokens"]
+    too_long, refused, recounted, validated = [], [], 0, 0
+    for row, texts in _rows_and_sample(context, lake, light):
+        problem = None
+        if row["tokens"] > row["context_tokens"]:
+            problem = f"{row['tokens']} tokens, over its context of {row['context_tokens']}"
+        elif texts is not None:
+            recounted += 1
+            problem = length_problem({**row, **texts}, SFT_FORMATS)
+        if problem:
+            too_long.append({"example_id": row["example_id"], "problem": problem})
         if texts is None:
             continue
         validated += 1
         problems = example_problems(texts)
         if problems:
-            offenders.append({"example_id": row["example_id"], "problems": problems[:3]})
-    result = offenders_result(offenders, "examples a consumer would refuse")
-    return result.with_metadata({**result.metadata, "validated_from_text": validated})
+            refused.append({"example_id": row["example_id"], "problems": problems[:3]})
+    fits = offenders_result(too_long, "examples over their context or miscounted")
+    yield _named(fits, FITS_CONTEXT, {"recounted_from_text": recounted})
+    valid = offenders_result(refused, "examples a consumer would refuse")
+    yield _named(valid, VALID_FOR_CONSUMERS, {"validated_from_text": validated})
+
+
+def _named(
+    result: dg.AssetCheckResult, spec: dg.AssetCheckSpec, metadata: dict[str, Any]
+) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        asset_key=spec.asset_key,
+        check_name=spec.name,
+        passed=result.passed,
+        description=result.description,
+        metadata={**result.metadata, **metadata},
+    )
