@@ -212,6 +212,17 @@ def print_cpu(cluster: dict[str, Any]) -> None:
     print(f"| ({SESSIONS} opened) | {sessions[1]:.0f} | {sessions[2]:.0f} |")
 
 
+def profile_run_limit() -> int:
+    """`max_concurrent_runs` of the cluster profile's instance settings."""
+    import yaml
+
+    from bigaction_assets.cluster.layout import INSTANCE_SETTINGS
+
+    return yaml.safe_load(INSTANCE_SETTINGS.read_text())["concurrency"]["runs"][
+        "max_concurrent_runs"
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shards", type=int, default=8, help="shard files (default 8)")
@@ -221,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--max-concurrent-runs",
         type=int,
-        help="the cluster's run queue limit (default: the profile's, 2)",
+        help="the cluster's run queue limit (default: the profile's, deploy/cluster/dagster.yaml)",
     )
     parser.add_argument("--local-child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -242,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"local: {sum(local['shards'].values()):.1f} s", flush=True)
     cluster = run_cluster(args.out, landing, shards, args.max_concurrent_runs)
     print(json.dumps({"local": local, "cluster": cluster}), flush=True)
-    print(f"\nrun queue: {args.max_concurrent_runs or 2} runs at once")
+    print(f"\nrun queue: {args.max_concurrent_runs or profile_run_limit()} runs at once")
     report(input_bytes, args.shards, local, cluster)
     return 0
 

@@ -246,7 +246,7 @@ def test_cluster_state_keeps_its_password_private_and_its_urls_usable(tmp_path: 
     assert env["BIGACTION_LLM_CACHE_URL"] == state.libpq_url("llm_cache")
 
 
-def test_the_cluster_instance_settings_are_valid_and_queue_as_the_default_does(
+def test_the_cluster_instance_settings_are_valid_and_pool_as_the_default_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from dagster._core.instance.config import dagster_instance_config
@@ -260,7 +260,10 @@ def test_the_cluster_instance_settings_are_valid_and_queue_as_the_default_does(
     assert config["run_launcher"]["class"] == "ForkedRunLauncher"  # test_cluster_launcher
     assert config["run_monitoring"]["enabled"] is True
     embedded = yaml.safe_load((PROJECT_ROOT / "dagster.yaml").read_text())
-    assert config["concurrency"] == embedded["concurrency"]
+    assert config["concurrency"]["pools"] == embedded["concurrency"]["pools"]
+    # twice the runs at once of the embedded default: two for each of make cluster's workers
+    runs = config["concurrency"]["runs"]["max_concurrent_runs"]
+    assert runs == 2 * embedded["concurrency"]["runs"]["max_concurrent_runs"] == 4
     assert json.dumps(config["run_queue"]) == json.dumps(embedded["run_queue"])
 
 
