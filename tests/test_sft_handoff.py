@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -90,3 +94,36 @@ def test_shared_memory_is_used_only_with_room(monkeypatch, tmp_path: Path):
     monkeypatch.setattr(handoff, "SHARED_MEMORY", tmp_path / "absent")
     monkeypatch.setattr(handoff, "SHARED_MEMORY_FREE_BYTES", 1)
     assert scratch_root() != tmp_path / "absent"
+
+
+def test_folders_of_killed_runs_are_removed_by_the_next_run(tmp_path: Path):
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], check=True,
+                          capture_output=True, text=True)  # fmt: skip
+    dead_pid = int(gone.stdout)
+    abandoned = tmp_path / f"{handoff.FOLDER_PREFIX}{dead_pid}-a1"
+    recent = tmp_path / f"{handoff.FOLDER_PREFIX}{dead_pid}-b2"  # written to a moment ago
+    running = tmp_path / f"{handoff.FOLDER_PREFIX}{os.getpid()}-c3"
+    other = tmp_path / "someone-elses"
+    for folder in (abandoned, recent, running, other):
+        folder.mkdir()
+        (folder / "0.events.arrow").write_bytes(b"x")
+    now = time.time()
+    old = now - handoff.ABANDONED_AFTER_SECONDS - 1
+    for folder in (abandoned, running, other):
+        os.utime(folder, (old, old))
+    assert handoff.remove_abandoned(tmp_path, now) == [abandoned]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        p.name for p in (recent, running, other)
+    )
+
+
+def test_a_run_sweeps_before_it_makes_its_own_folder(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(handoff, "scratch_root", lambda: tmp_path)
+    monkeypatch.setattr(handoff, "ABANDONED_AFTER_SECONDS", 0)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], check=True,
+                          capture_output=True, text=True)  # fmt: skip
+    (tmp_path / f"{handoff.FOLDER_PREFIX}{int(gone.stdout)}-x").mkdir()
+    with scratch_folder() as folder:
+        assert [p.name for p in tmp_path.iterdir()] == [folder.name]
+        assert folder.name.startswith(f"{handoff.FOLDER_PREFIX}{os.getpid()}-")
+        assert folder.stat().st_mode & 0o077 == 0  # the data's handoff: this user's alone

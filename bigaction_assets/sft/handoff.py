@@ -9,7 +9,9 @@ memory goes back when the last table using it is dropped.
 
 The files live in a scratch folder in /dev/shm (memory) when it has room, else in the system's
 temporary folder, whose pages a reader takes from the page cache long before they would be
-written to disk. The folder is removed when the run ends, however it ends.
+written to disk. The folder is removed when the run ends, however it ends; a process killed
+outright (kill -9, the OOM killer) cannot, so the next run removes folders whose process is gone
+and that nothing has written to for a while: /dev/shm is memory until the machine restarts.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,6 +33,10 @@ SHARED_MEMORY = Path("/dev/shm")
 # /dev/shm is used only with this much free: a container's may be 64 MB, and a full one fails
 # the write (a few chunks in flight hold tens of MB each on web pages).
 SHARED_MEMORY_FREE_BYTES = 1 << 30
+FOLDER_PREFIX = "bigaction-sft-"
+# A folder is abandoned when its process is gone and it has not changed for this long (another
+# PID namespace sharing the folder could show a live process as gone; its run writes often).
+ABANDONED_AFTER_SECONDS = 600
 
 
 def scratch_root() -> Path:
@@ -46,12 +53,42 @@ def scratch_root() -> Path:
 
 @contextmanager
 def scratch_folder() -> Iterator[Path]:
-    """A fresh folder for one run's handoff files, removed with whatever is left in it."""
-    folder = Path(tempfile.mkdtemp(prefix="bigaction-sft-", dir=scratch_root()))
+    """A fresh folder for one run's handoff files (only this user may read them: they hold the
+    data), removed with whatever is left in it. Abandoned folders of killed runs go first."""
+    root = scratch_root()
+    remove_abandoned(root)
+    folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-", dir=root))
     try:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def remove_abandoned(root: Path, now: float | None = None) -> list[Path]:
+    """Remove the scratch folders under `root` of processes that are gone, untouched for
+    `ABANDONED_AFTER_SECONDS`; the folders removed."""
+    now = time.time() if now is None else now
+    removed = []
+    for folder in root.glob(f"{FOLDER_PREFIX}*"):
+        pid = folder.name.removeprefix(FOLDER_PREFIX).split("-", 1)[0]
+        try:
+            idle = now - folder.stat().st_mtime
+        except OSError:  # removed meanwhile
+            continue
+        if pid.isdigit() and not _alive(int(pid)) and idle >= ABANDONED_AFTER_SECONDS:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def put_table(table: pa.Table, path: Path) -> None:
