@@ -128,20 +128,3 @@ def leftover_processes(layout: ClusterLayout) -> list[str]:
         if root in args or cwd.startswith(root) or redis:
             found.append(line.strip())
     return found
-
-
-def no_step_running(state: ClusterState) -> bool:
-    """Whether every Celery worker answers that it runs no task (asked through Redis: a worker's
-    main process answers while its pool process runs a step). A worker that does not answer in
-    time may be running one."""
-    import celery
-
-    from bigaction_assets.cluster.processes import worker_names
-
-    app = celery.Celery(broker=state.redis_url)
-    try:
-        replies = app.control.inspect(timeout=2.0).active() or {}
-    finally:
-        app.close()
-    answered = {name.split("@")[0] for name in replies}
-    return answered >= set(worker_names()) and all(not tasks for tasks in replies.values())
