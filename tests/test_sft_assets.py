@@ -81,6 +81,13 @@ def test_examples_files_and_checks(build, pipeline, dagster_lake, ephemeral_inst
         result = build(f"{adapter}.{name}")
         assert result.success
         assert checks(result).keys() >= SFT_CHECKS and all(checks(result).values())
+        # one read of the stored sample answers both checks; each says how much it verified
+        read_back = {
+            e.check_name: e.metadata for e in result.get_asset_check_evaluations()
+            if e.check_name in ("examples_fit_context", "examples_valid_for_consumers")
+        }  # fmt: skip
+        assert read_back["examples_fit_context"]["recounted_from_text"].value >= 1
+        assert read_back["examples_valid_for_consumers"]["validated_from_text"].value >= 1
     rows = examples(dagster_lake)
     assert {row["source"] for row in rows} == {"synatra", "nnetnav-wa", "mind2web"}
     for row in rows:

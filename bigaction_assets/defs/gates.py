@@ -16,14 +16,23 @@ SHOWN_OFFENDERS = 20
 PER_PARTITION_NOTE = "Checked on the dataset partition a run builds (the whole table otherwise)."
 
 
-def offenders_result(offenders: list[dict[str, Any]], what: str) -> dg.AssetCheckResult:
-    """Passed when there are no offenders; else how many, with the first few as metadata."""
+def offenders_result(
+    offenders: list[dict[str, Any]],
+    what: str,
+    *,
+    spec: dg.AssetCheckSpec | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> dg.AssetCheckResult:
+    """Passed when there are no offenders; else how many, with the first few as metadata.
+
+    `spec`: the check this result answers, for a step that answers several."""
+    shown = {"offenders": dg.MetadataValue.json(offenders[:SHOWN_OFFENDERS])} if offenders else {}
     return dg.AssetCheckResult(
+        asset_key=spec.asset_key if spec else None,
+        check_name=spec.name if spec else None,
         passed=not offenders,
         description=f"{len(offenders)} {what}" if offenders else f"no {what}",
-        metadata=(
-            {"offenders": dg.MetadataValue.json(offenders[:SHOWN_OFFENDERS])} if offenders else {}
-        ),
+        metadata={**shown, **(metadata or {})},
     )
 
 

@@ -2,7 +2,7 @@
 
 Through a pipe a table is copied four times: pickled, written, read and unpickled, with the
 writer and the reader both working for every byte. On synatra x20,000 that was 277 MB of
-chunks out and 490 MB of examples back, ~2.5 CPU s of a 2-worker run's ~13 spread over all three
+chunks out and 490 MB of examples back, ~2 CPU s of a 2-worker run's ~13, spread over all three
 processes. Written once into an Arrow IPC file, a table is read by the other process through a
 memory map, with no copy and no parsing; the file is unlinked as soon as it is mapped, so the
 memory goes back when the last table using it is dropped.
@@ -112,7 +112,6 @@ class ChunkFiles:
 
     stem: Path
     parts: tuple[str, ...]
-    episodes: int
 
     def path(self, part: str) -> Path:
         return self.stem.with_name(f"{self.stem.name}.{part}.arrow")
@@ -136,7 +135,7 @@ def put_chunk(chunk: EpisodeChunk, stem: Path) -> ChunkFiles:
         tables["image_names"] = pa.table(
             {"image_sha": list(chunk.image_names), "name": list(chunk.image_names.values())}
         )
-    files = ChunkFiles(stem, tuple(tables), len(chunk))
+    files = ChunkFiles(stem, tuple(tables))
     for part, table in tables.items():
         put_table(table, files.path(part))
     return files

@@ -92,19 +92,15 @@ def examples_read_back(
         problems = example_problems(texts)
         if problems:
             refused.append({"example_id": row["example_id"], "problems": problems[:3]})
-    fits = offenders_result(too_long, "examples over their context or miscounted")
-    yield _named(fits, FITS_CONTEXT, {"recounted_from_text": recounted})
-    valid = offenders_result(refused, "examples a consumer would refuse")
-    yield _named(valid, VALID_FOR_CONSUMERS, {"validated_from_text": validated})
-
-
-def _named(
-    result: dg.AssetCheckResult, spec: dg.AssetCheckSpec, metadata: dict[str, Any]
-) -> dg.AssetCheckResult:
-    return dg.AssetCheckResult(
-        asset_key=spec.asset_key,
-        check_name=spec.name,
-        passed=result.passed,
-        description=result.description,
-        metadata={**result.metadata, **metadata},
+    yield offenders_result(
+        too_long,
+        "examples over their context or miscounted",
+        spec=FITS_CONTEXT,
+        metadata={"recounted_from_text": recounted},
+    )
+    yield offenders_result(
+        refused,
+        "examples a consumer would refuse",
+        spec=VALID_FOR_CONSUMERS,
+        metadata={"validated_from_text": validated},
     )
