@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import fcntl
 import os
+import tempfile
+import time
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
 
 CHUNK = 1 << 20
@@ -85,21 +88,64 @@ def write_durably(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
+class HeldFile:
+    """A temporary file its writer holds locked for as long as it lives: `remove_abandoned` tells
+    it from one a killed writer left behind (a `kill -9`, an out-of-memory kill, a lost node)."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path, self._fd = path, fd
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+    @classmethod
+    def create(cls, path: Path) -> HeldFile:
+        """A new, empty file at `path` (refused if one is there)."""
+        flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC
+        return cls(path, os.open(path, flags, 0o666))  # as open() would: the umask decides
+
+    @classmethod
+    def in_temp_folder(cls, prefix: str, suffix: str = TMP_SUFFIX) -> HeldFile:
+        """A new, empty file in the temporary folder, named `<prefix><random><suffix>`."""
+        fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix)
+        return cls(Path(name), fd)
+
+    def release(self) -> None:
+        """Delete the file if it is still at its path (it may have been renamed into place),
+        then let go of it."""
+        if self._fd < 0:
+            return
+        try:
+            self.path.unlink(missing_ok=True)
+        finally:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def remove_abandoned(paths: Iterable[Path], *, min_age_s: float = 0.0) -> list[Path]:
+    """Delete those of `paths` whose writer is gone: a live writer holds its file's lock
+    (`HeldFile`, `write_durably`). With `min_age_s`, a file changed more recently than that is
+    left too, in case its writer has created it and not yet locked it. Returns what was
+    removed."""
+    removed: list[Path] = []
+    now = time.time()
+    for path in paths:
+        try:
+            if min_age_s and now - path.stat().st_mtime < min_age_s:
+                continue
+            with open(path, "rb") as handle:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                path.unlink()
+        except BlockingIOError:  # its writer is alive and holds it
+            continue
+        except (FileNotFoundError, IsADirectoryError, PermissionError):
+            continue  # renamed or removed meanwhile, or not ours to remove
+        removed.append(path)
+    return removed
+
+
 def remove_orphaned_temps(folder: Path) -> list[Path]:
     """Delete the temp files `write_durably` left under `folder` when its writer died (a crash,
     a kill) before renaming them; one still being written holds its lock and is left alone.
     Returns what was removed."""
-    removed: list[Path] = []
     if not folder.is_dir():
-        return removed
-    for tmp in sorted(folder.rglob(f".*{TMP_SUFFIX}")):
-        try:
-            with open(tmp, "rb") as handle:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                tmp.unlink()
-        except BlockingIOError:  # its writer is alive and holds it
-            continue
-        except (FileNotFoundError, IsADirectoryError):  # renamed or removed meanwhile
-            continue
-        removed.append(tmp)
-    return removed
+        return []
+    return remove_abandoned(sorted(folder.rglob(f".*{TMP_SUFFIX}")))

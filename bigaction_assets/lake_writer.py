@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import uuid
 from pathlib import Path
@@ -10,8 +11,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bigaction_assets.durable import replace_unless_same
-from bigaction_assets.lakefs import LakeRoot, spool_path
+from bigaction_assets.durable import HeldFile, remove_abandoned, replace_unless_same
+from bigaction_assets.lakefs import ABANDONED_AFTER_S, LakeRoot, new_spool
 
 COMPRESSION = "zstd"
 # Row groups small enough that a reader can stream a partition of multi-megabyte HTML pages.
@@ -34,22 +35,34 @@ def _compression(schema: pa.Schema) -> str | dict[str, str]:
 
 
 class PartitionWriter:
-    """Appends Arrow batches to one Parquet file that appears only when the writer commits."""
+    """Appends Arrow batches to one Parquet file that appears only when the writer commits.
+
+    The file is written as `.<name>.<32 hex>.tmp` beside its final place and held locked until
+    it is renamed or deleted; a writer of the same partition later removes the ones whose
+    writer was killed before it could (their lock is free)."""
 
     def __init__(self, final_path: Path, schema: pa.Schema) -> None:
         self.final_path = final_path
         final_path.parent.mkdir(parents=True, exist_ok=True)
-        self._open(final_path.with_name(f".{final_path.name}.{uuid.uuid4().hex}.tmp"), schema)
+        abandoned = final_path.parent.glob(f".{glob.escape(final_path.name)}.*.tmp")
+        remove_abandoned(sorted(abandoned), min_age_s=ABANDONED_AFTER_S)
+        tmp = final_path.with_name(f".{final_path.name}.{uuid.uuid4().hex}.tmp")
+        self._open(HeldFile.create(tmp), schema)
 
-    def _open(self, tmp_path: Path, schema: pa.Schema) -> None:
+    def _open(self, held: HeldFile, schema: pa.Schema) -> None:
         self.schema = schema
         self.rows = 0
-        self._tmp_path = tmp_path
+        self._held = held
+        self._tmp_path = held.path
         # Dictionary pages cost 3x on write and 5x on read for unique multi-megabyte texts
         # (pages, records) and save nothing that zstd does not already save.
-        self._writer = pq.ParquetWriter(
-            self._tmp_path, schema, compression=_compression(schema), use_dictionary=False
-        )
+        try:
+            self._writer = pq.ParquetWriter(
+                self._tmp_path, schema, compression=_compression(schema), use_dictionary=False
+            )
+        except BaseException:
+            held.release()
+            raise
 
     def write(self, frame: pl.DataFrame | pa.Table) -> None:
         table = frame.to_arrow() if isinstance(frame, pl.DataFrame) else frame
@@ -62,14 +75,19 @@ class PartitionWriter:
     def commit(self) -> bool:
         """Put the new file in place; returns False when the old one held the same bytes and
         was kept (a rerun with unchanged inputs then leaves the partition's mtime alone)."""
-        self._writer.close()
-        with open(self._tmp_path, "rb") as handle:
-            os.fsync(handle.fileno())
-        return replace_unless_same(self._tmp_path, self.final_path)
+        try:
+            self._writer.close()
+            with open(self._tmp_path, "rb") as handle:
+                os.fsync(handle.fileno())
+            return replace_unless_same(self._tmp_path, self.final_path)
+        finally:
+            self._held.release()
 
     def abort(self) -> None:
-        self._writer.close()
-        self._tmp_path.unlink(missing_ok=True)
+        try:
+            self._writer.close()
+        finally:
+            self._held.release()
 
 
 class ObjectPartitionWriter(PartitionWriter):
@@ -78,15 +96,15 @@ class ObjectPartitionWriter(PartitionWriter):
 
     def __init__(self, root: LakeRoot, key: str, schema: pa.Schema) -> None:
         self.root, self.final_key = root, key
-        self._open(spool_path(), schema)
+        self._open(new_spool(), schema)
 
     @property
     def final_path(self) -> str:  # type: ignore[override]  # a key, where callers show a path
         return self.root.url(self.final_key)
 
     def commit(self) -> bool:
-        self._writer.close()
         try:
+            self._writer.close()
             return self.root.put_file(self._tmp_path, self.final_key)
         finally:
-            self._tmp_path.unlink(missing_ok=True)
+            self._held.release()

@@ -11,6 +11,8 @@ it is closed on an error, publishing half a file under the final key: hence the 
 from __future__ import annotations
 
 import contextlib
+import functools
+import logging
 import os
 import tempfile
 import uuid
@@ -24,6 +26,10 @@ from urllib.parse import urlparse
 import pyarrow as pa
 import pyarrow.fs as pafs
 
+from bigaction_assets.durable import TMP_SUFFIX, HeldFile, remove_abandoned
+
+log = logging.getLogger(__name__)
+
 LAKE_URI_ENV = "BIGACTION_LAKE_URI"
 ENDPOINT_ENV = "AWS_ENDPOINT_URL"
 """The S3 endpoint (`http://127.0.0.1:9000` for a local server); unset means AWS itself."""
@@ -32,6 +38,10 @@ DEFAULT_REGION = "us-east-1"
 CHUNK = 1 << 20
 WHOLE_READ_BYTES = 64 << 20
 """An object up to this size is read in one GET (`LakeRoot.consistent_read`)."""
+SPOOL_PREFIX = "bigaction-spool-"
+ABANDONED_AFTER_S = 60.0
+"""A temporary file left unlocked this long has lost its writer (one younger may be a writer's
+that has created it and not yet locked it)."""
 
 
 _FSSPEC_BY_STORE: dict[tuple[int, S3Settings], Any] = {}
@@ -245,12 +255,12 @@ class LakeRoot:
 
     def put_bytes(self, data: bytes, key: str) -> bool:
         """`put_file` for a small payload held in memory (manifests, SFT files)."""
-        spool = spool_path()
+        spool = new_spool()
         try:
-            spool.write_bytes(data)
-            return self.put_file(spool, key)
+            spool.path.write_bytes(data)
+            return self.put_file(spool.path, key)
         finally:
-            spool.unlink(missing_ok=True)
+            spool.release()
 
     def delete(self, key: str) -> None:
         _delete_quietly(self.filesystem, key)
@@ -298,11 +308,29 @@ def _delete_quietly(filesystem: pafs.FileSystem, key: str) -> None:
         filesystem.delete_file(key)
 
 
-def spool_path() -> Path:
-    """A fresh local file to write an object's bytes into before it is uploaded."""
-    handle, name = tempfile.mkstemp(prefix="bigaction-spool-", suffix=".tmp")
-    os.close(handle)
-    return Path(name)
+def remove_abandoned_spools() -> list[Path]:
+    """Delete the spool files in the temporary folder whose process was killed before it could
+    (a live one holds its spool locked); a worker killed mid-upload leaves up to a partition's
+    size of them. Returns what was removed."""
+    folder = Path(tempfile.gettempdir())
+    spools = sorted(folder.glob(f"{SPOOL_PREFIX}*{TMP_SUFFIX}"))
+    removed = remove_abandoned(spools, min_age_s=ABANDONED_AFTER_S)
+    for path in removed:
+        log.warning("removed a spool file a killed process left: %s", path)
+    return removed
+
+
+@functools.cache
+def _spools_swept() -> bool:
+    remove_abandoned_spools()
+    return True
+
+
+def new_spool() -> HeldFile:
+    """A fresh local file, held while in use, to write an object's bytes into before they are
+    uploaded. A process's first one sweeps away those of killed processes."""
+    _spools_swept()
+    return HeldFile.in_temp_folder(SPOOL_PREFIX)
 
 
 def parse_lake(uri: str | Path) -> LakeRoot:

@@ -99,8 +99,8 @@ class StagedObjectWriter(ObjectPartitionWriter):
     taken and needs no publish step of its own."""
 
     def commit(self) -> bool:
-        self._writer.close()
         try:
+            self._writer.close()
             pafs.copy_files(
                 str(self._tmp_path),
                 self.final_key,
@@ -108,7 +108,7 @@ class StagedObjectWriter(ObjectPartitionWriter):
                 destination_filesystem=self.root.filesystem,
             )
         finally:
-            self._tmp_path.unlink(missing_ok=True)
+            self._held.release()
         return True
 
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +95,48 @@ def test_failed_first_write_leaves_nothing(tmp_lake):
     with pytest.raises(ValueError), lake.open_partition(tmp_lake, "g", "t", "p", SCHEMA):
         raise ValueError("no rows for you")
     assert list((tmp_lake / "g" / "t").iterdir()) == []
+
+
+KILLED_WRITER = """
+import os, signal, sys
+from pathlib import Path
+import pyarrow as pa
+from bigaction_assets.lake_writer import PartitionWriter
+writer = PartitionWriter(Path(sys.argv[1]), pa.schema([("id", pa.int64()), ("name", pa.string())]))
+writer.write(pa.table({"id": [1], "name": ["half"]}))
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def killed_writers_temp(final: Path) -> Path:
+    """The temp file of a writer of `final` killed in the middle of its write."""
+    before = set(tmp_files(final.parent)) if final.parent.is_dir() else set()
+    done = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(final)], check=False)
+    assert done.returncode == -signal.SIGKILL
+    [left] = set(tmp_files(final.parent)) - before
+    return left
+
+
+def test_what_a_killed_writer_left_goes_when_its_partition_is_written_again(tmp_lake):
+    final = lake.partition_path(tmp_lake, "g", "t", "p")
+    left = killed_writers_temp(final)
+    lake.write_partition(tmp_lake, "g", "t", "p", numbers(1, "young"))
+    assert left.exists()  # a minute old at most: it may be a writer's not yet locked
+    os.utime(left, (time.time() - 120, time.time() - 120))
+    lake.write_partition(tmp_lake, "g", "t", "p", numbers(2, "again"))
+    assert not left.exists() and tmp_files(final.parent) == []
+    assert lake.read_partition(tmp_lake, "g", "t", "p")["name"].to_list() == ["again"] * 2
+
+
+def test_a_writer_at_work_keeps_its_file_from_another_writer_of_the_partition(tmp_lake):
+    with lake.open_partition(tmp_lake, "g", "t", "p", SCHEMA) as slow:
+        slow.write(numbers(3, "slow"))
+        [held] = tmp_files(tmp_lake / "g" / "t")
+        os.utime(held, (time.time() - 3600, time.time() - 3600))
+        lake.write_partition(tmp_lake, "g", "t", "p", numbers(1, "quick"))
+        assert held.exists()
+    assert lake.read_partition(tmp_lake, "g", "t", "p")["name"].to_list() == ["slow"] * 3
+    assert tmp_files(tmp_lake / "g" / "t") == []
 
 
 @pytest.mark.parametrize("partition", ["a/b", "../up", ".hidden", "/abs"])

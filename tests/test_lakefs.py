@@ -3,7 +3,13 @@ same partition bytes as on a local disk, published whole, read back and queried 
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -193,6 +199,48 @@ def test_an_upload_cut_off_before_its_publish_leaves_nothing(
     with pytest.raises(StoreWentAway):
         failing.put_file(spool, key)
     assert all_keys(s3_lake) == [], "neither the final key nor the temporary one"
+
+
+WRITE_TO_S3 = """
+import os, signal, sys
+import polars as pl
+import pyarrow as pa
+from bigaction_assets import lake
+from bigaction_assets.lakefs import parse_lake
+root = parse_lake(sys.argv[1])
+writer = lake.partition_writer(root, "raw", "things", sys.argv[2], pa.schema([("id", pa.int64())]))
+writer.write(pl.DataFrame({"id": [1, 2, 3]}))
+if sys.argv[3] == "die":
+    os.kill(os.getpid(), signal.SIGKILL)
+writer.commit()
+"""
+
+
+def spools(folder: Path) -> list[Path]:
+    return sorted(folder.glob(f"{lakefs.SPOOL_PREFIX}*"))
+
+
+def test_spools_of_killed_workers_are_swept_by_the_next_process_and_live_ones_kept(
+    s3_lake: LakeRoot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    def writer(partition: str, end: str) -> int:
+        command = [sys.executable, "-c", WRITE_TO_S3, s3_lake.uri, partition, end]
+        return subprocess.run(command, check=False).returncode
+
+    assert writer("killed", "die") == -signal.SIGKILL
+    [killed] = spools(tmp_path)
+    assert killed.stat().st_size > 0 and all_keys(s3_lake) == []
+    live = lakefs.new_spool()  # this process: a writer still at work
+    for path in (killed, live.path):
+        os.utime(path, (time.time() - 120, time.time() - 120))
+    assert writer("done", "commit") == 0
+    assert spools(tmp_path) == [live.path], "the killed one's swept, the live one kept"
+    assert all_keys(s3_lake) == [s3_lake.key("raw", "things", "done.parquet")]
+    live.release()
+    assert spools(tmp_path) == []
 
 
 def test_a_rewrite_of_the_same_bytes_writes_nothing(s3_lake: LakeRoot) -> None:
