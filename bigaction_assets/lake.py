@@ -201,18 +201,24 @@ FileVersion = tuple[str, int, int]  # name, size, modification time (ns)
 _footer_memo: dict[FileVersion, int] = {}
 
 
+def table_file_versions(lake: Lake, group: str, asset: str) -> list[tuple[Path | str, FileVersion]]:
+    """A table's partition files (paths or keys), each with its version: on a store from one
+    listing, with no request per object."""
+    if local_root(lake) is None:
+        assert isinstance(lake, LakeRoot)
+        return [(key, (key, *stamp)) for key, *stamp in lake.list_parquet_stamps(group, asset)]
+    versions: list[tuple[Path | str, FileVersion]] = []
+    for path in table_files(lake, group, asset):
+        stat = Path(path).stat()
+        versions.append((path, (str(path), stat.st_size, stat.st_mtime_ns)))
+    return versions
+
+
 def table_rows(lake: Lake, group: str, asset: str) -> tuple[int, int]:
     """Rows and partition files of a whole table, from the Parquet footers. A footer is read
     once per version of its file in this process (known by the size and modification time the
     listing gives), so the materializations of N partitions read N footers, not N^2."""
-    versions: list[tuple[Path | str, FileVersion]] = []
-    if local_root(lake) is not None:
-        for path in table_files(lake, group, asset):
-            stat = Path(path).stat()
-            versions.append((path, (str(path), stat.st_size, stat.st_mtime_ns)))
-    else:
-        assert isinstance(lake, LakeRoot)
-        versions = [(key, (key, *stamp)) for key, *stamp in lake.list_parquet_stamps(group, asset)]
+    versions = table_file_versions(lake, group, asset)
     rows = 0
     for file, version in versions:
         if version not in _footer_memo:
@@ -275,7 +281,12 @@ def read_arrow(
 ) -> pa.Table:
     """A whole partition as an Arrow table; on an object store, read again if it was replaced
     meanwhile (a whole read can simply be taken again)."""
-    file = partition_file(lake, group, asset, partition)
+    return read_file_columns(lake, partition_file(lake, group, asset, partition), columns)
+
+
+def read_file_columns(lake: Lake, file: Path | str, columns: list[str] | None = None) -> pa.Table:
+    """One partition file (a path, or a key from a listing) as an Arrow table; on an object
+    store, read again if it was replaced meanwhile."""
     if isinstance(file, Path):
         return pq.read_table(file, columns=columns)
     assert isinstance(lake, LakeRoot)

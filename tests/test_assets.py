@@ -247,6 +247,7 @@ def test_failing_blocking_check_fails_the_run(run, dagster_lake) -> None:
     offenders = unique.metadata["offenders"].value
     assert [o["episode_id"] for o in offenders] == [first["episode_id"]] == ["synatra/0"]
     assert offenders[0]["copies"] == 2
+    assert unique.metadata["partitions"].value == 2, "read across the table"
     failed_steps = {event.step_key for event in result.get_step_failure_events()}
     assert failed_steps == {"episodes_episode_ids_unique"}
 

@@ -68,9 +68,10 @@ def folder_fingerprint(folder: Path) -> str:
 
 
 def file_states(
-    data: Path, skip: tuple[str, ...] = ("dagster/",)
+    data: Path, skip: tuple[str, ...] = ("dagster/", "cache/")
 ) -> dict[str, tuple[int, int, str]]:
-    """Every file under `data` but those under `skip`: (mtime_ns, inode, sha256), to see
+    """Every file under `data` but those under `skip` (Dagster's state, this machine's caches):
+    (mtime_ns, inode, sha256), to see
     which files a run rewrote (the rerun benchmark and its tests compare two of these)."""
     state = {}
     for path in sorted(p for p in data.rglob("*") if p.is_file()):

@@ -1,0 +1,132 @@
+"""Episode ids repeated anywhere in the `episodes` table, found in bounded memory and without
+reading every partition again at each step.
+
+A group-by over the whole table held every id in DuckDB's hash table: past ~600,000 episodes
+it ran out of the lake's query memory, and each partition's step read every partition again
+(on an object store, a request per partition per step). Here each partition's ids become
+64-bit hashes, sorted together (8 bytes an episode: 10 MB for 1.3 million); only partitions
+holding a repeated hash are read again, to name the repeats from the ids themselves (two ids
+that merely share a hash are no repeat). With a cache folder, a partition's hashes are kept on
+the local disk by the version of its file (name, size, modification time: what a listing
+gives, as for `lake.table_rows`), so a step reads only the partitions new or rewritten since
+that machine last looked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import uuid
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from bigaction_assets.lake import FileVersion, Lake, read_file_columns, table_file_versions
+
+GROUP, ASSET = "standardized", "episodes"
+HASHING = f"polars {pl.__version__} hash seed 0"
+"""Polars keeps its hash stable within a version only: a cached array is valid for this one."""
+
+
+def id_hashes(ids: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Each id's 64-bit hash (a null id hashes like any other value, and is confirmed alike)."""
+    series = pl.Series(ids)
+    return series.hash(seed=0).to_numpy().astype(np.uint64)
+
+
+class HashCache:
+    """Hash arrays of partition file versions, one `.npy` file each, in a local folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def path(self, version: FileVersion) -> Path:
+        name = hashlib.sha256(repr((HASHING, *version)).encode()).hexdigest()[:40]
+        return self.folder / f"{name}.npy"
+
+    def get(self, version: FileVersion) -> np.ndarray | None:
+        try:
+            return np.load(self.path(version), allow_pickle=False)
+        except (FileNotFoundError, ValueError, EOFError, OSError):  # absent, or cut short
+            return None
+
+    def put(self, version: FileVersion, hashes: np.ndarray) -> None:
+        path = self.path(version)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.stem}.{uuid.uuid4().hex}.tmp")
+        with open(tmp, "wb") as handle:
+            np.save(handle, hashes, allow_pickle=False)
+        os.replace(tmp, path)  # whole or absent for any reader
+
+    def keep_only(self, versions: list[FileVersion]) -> None:
+        """Drop the arrays of versions the table no longer has (rewritten or erased files)."""
+        wanted = {self.path(version).name for version in versions}
+        if not self.folder.is_dir():
+            return
+        for path in self.folder.glob("*.npy"):
+            if path.name not in wanted:
+                path.unlink(missing_ok=True)
+
+
+def repeated_episode_ids(
+    lake: Lake, cache: Path | None = None, limit: int | None = 20
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The first `limit` episode ids (by id; all with None) found more than once in
+    `episodes`, each with its number of copies and the datasets that hold them; and how much
+    was read for it:
+    `partitions`, `partitions_read` (their ids read now, not taken from the cache),
+    `partitions_confirmed` (read again to name repeats)."""
+    store = HashCache(cache) if cache is not None else None
+    versions = table_file_versions(lake, GROUP, ASSET)
+    arrays, read = [], 0
+    for file, version in versions:
+        hashes = store.get(version) if store is not None else None
+        if hashes is None:
+            try:
+                hashes = id_hashes(read_file_columns(lake, file, ["episode_id"]).column(0))
+            except FileNotFoundError:  # deleted since the listing (an erasure): no ids now
+                hashes = np.empty(0, dtype=np.uint64)
+            else:
+                read += 1
+                if store is not None:
+                    store.put(version, hashes)
+        arrays.append(hashes)
+    if store is not None:
+        store.keep_only([version for _, version in versions])
+    suspects = _repeated_hashes(arrays)
+    holders = [file for (file, _), hashes in zip(versions, arrays, strict=True)
+               if suspects.size and np.isin(hashes, suspects).any()]  # fmt: skip
+    offenders = _confirmed(lake, holders, suspects)
+    tally = {"partitions": len(versions), "partitions_read": read,
+             "partitions_confirmed": len(holders)}  # fmt: skip
+    return offenders[:limit], tally
+
+
+def _repeated_hashes(arrays: list[np.ndarray]) -> np.ndarray:
+    if not arrays:
+        return np.empty(0, dtype=np.uint64)
+    every = np.sort(np.concatenate(arrays))
+    return np.unique(every[1:][every[1:] == every[:-1]])
+
+
+def _confirmed(lake: Lake, holders: list[Any], suspects: np.ndarray) -> list[dict[str, Any]]:
+    """The suspects' rows read back from the partitions holding them, grouped by the id itself."""
+    datasets: dict[Any, list[str]] = defaultdict(list)
+    for file in holders:
+        try:
+            table = read_file_columns(lake, file, ["episode_id", "dataset"])
+        except FileNotFoundError:  # deleted since the listing
+            continue
+        picked = table.filter(pa.array(np.isin(id_hashes(table.column(0)), suspects)))
+        for episode_id, dataset in zip(*picked.to_pydict().values(), strict=True):
+            datasets[episode_id].append(dataset)
+    repeated = [
+        {"episode_id": episode_id, "copies": len(found), "datasets": found}
+        for episode_id, found in datasets.items()
+        if len(found) > 1
+    ]
+    return sorted(repeated, key=lambda row: (row["episode_id"] is None, row["episode_id"] or ""))
