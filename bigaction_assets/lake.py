@@ -10,7 +10,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import polars as pl
 import pyarrow as pa
@@ -24,6 +24,9 @@ from bigaction_assets.lake_writer import (
     PartitionWriter,
 )
 from bigaction_assets.lakefs import ChangedWhileRead, LakeRoot
+
+if TYPE_CHECKING:
+    from bigaction_assets.row_counts import RowCounts
 
 __all__ = [
     "COMPRESSION",
@@ -209,23 +212,49 @@ def table_file_versions(lake: Lake, group: str, asset: str) -> list[tuple[Path |
         return [(key, (key, *stamp)) for key, *stamp in lake.list_parquet_stamps(group, asset)]
     versions: list[tuple[Path | str, FileVersion]] = []
     for path in table_files(lake, group, asset):
-        stat = Path(path).stat()
+        try:
+            stat = Path(path).stat()
+        except FileNotFoundError:  # deleted since the listing
+            continue
         versions.append((path, (str(path), stat.st_size, stat.st_mtime_ns)))
     return versions
 
 
-def table_rows(lake: Lake, group: str, asset: str) -> tuple[int, int]:
+def _table_prefix(lake: Lake, group: str, asset: str) -> str:
+    """What the names in a table's file versions start with."""
+    folder = local_root(lake)
+    if folder is not None:
+        return f"{table_dir(folder, group, asset)}/"
+    assert isinstance(lake, LakeRoot)
+    return f"{lake.key(group, asset)}/"
+
+
+def table_rows(
+    lake: Lake, group: str, asset: str, remembered: RowCounts | None = None
+) -> tuple[int, int]:
     """Rows and partition files of a whole table, from the Parquet footers. A footer is read
     once per version of its file in this process (known by the size and modification time the
-    listing gives), so the materializations of N partitions read N footers, not N^2."""
+    listing gives), so the materializations of N partitions read N footers, not N^2; with
+    `remembered`, once per version on this machine, whichever process asks."""
     versions = table_file_versions(lake, group, asset)
-    rows = 0
+    stored = remembered.known(_table_prefix(lake, group, asset)) if remembered else {}
+    rows, counted = 0, {}
     for file, version in versions:
-        if version not in _footer_memo:
-            if len(_footer_memo) >= FOOTER_MEMO_SIZE:
-                _footer_memo.clear()
-            _footer_memo[version] = footer_rows(lake, file)
-        rows += _footer_memo[version]
+        count = _footer_memo.get(version, stored.get(version))
+        if count is None:
+            try:
+                count = footer_rows(lake, file)
+            except FileNotFoundError:  # deleted since the listing
+                continue
+        if version not in stored:
+            counted[version] = count
+        if len(_footer_memo) >= FOOTER_MEMO_SIZE:
+            _footer_memo.clear()
+        _footer_memo[version] = count
+        rows += count
+    if remembered is not None:
+        listed = {version for _, version in versions}
+        remembered.remember(counted, [v for v in stored if v not in listed])
     return rows, len(versions)
 
 

@@ -5,9 +5,11 @@ from typing import Any
 import dagster as dg
 import pandera.polars as pa
 
+from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.images.store import iter_images
 from bigaction_assets.images.thumbnail import thumbnail_markdown
 from bigaction_assets.lake import Lake, open_parquet, table_rows
+from bigaction_assets.row_counts import RowCounts
 from bigaction_assets.schemas import column_descriptions, polars_schema
 
 PREVIEW_CELL_CHARS = 60
@@ -39,11 +41,13 @@ def column_schema(model: type[pa.DataFrameModel]) -> dg.TableSchema:
     )
 
 
-def totals_across_partitions(lake: Lake, group: str, asset: str) -> dict[str, dg.MetadataValue]:
+def totals_across_partitions(
+    lake: LakeResource, group: str, asset: str
+) -> dict[str, dg.MetadataValue]:
     """Rows and partitions of the whole table, beside a partition's own `dagster/row_count`:
     plain numbers, so the UI's Plots tab draws how the table grows from one run to the next.
-    Read from the Parquet footers: no row is read."""
-    rows, files = table_rows(lake, group, asset)
+    Read from the Parquet footers (no row is read), each once per file version on a machine."""
+    rows, files = table_rows(lake.store, group, asset, remembered=RowCounts(lake.row_counts))
     return {
         "total_rows_all_partitions": dg.MetadataValue.int(rows),
         "partitions_in_lake": dg.MetadataValue.int(files),

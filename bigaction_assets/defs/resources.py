@@ -63,6 +63,16 @@ class LakeResource(dg.ConfigurableResource):
     def catalog(self) -> Path:
         return Path(self.data_dir) / "bigaction.duckdb"
 
+    @property
+    def caches(self) -> Path:
+        """This machine's caches of what it read from the lake (by file version: any of them
+        may be deleted, at the cost of reading again)."""
+        return Path(self.data_dir) / "cache"
+
+    @property
+    def row_counts(self) -> Path:
+        return self.caches / "footer-rows.sqlite"
+
     annotation_store_path: str | None = None
     """The annotation app's SQLite store; `<data_dir>/annotate/store.sqlite3` when unset (where
     `make annotate` serves it from)."""

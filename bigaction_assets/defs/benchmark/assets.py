@@ -114,7 +114,7 @@ def benchmark_snapshot(
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
-            **totals_across_partitions(lake.store, GROUP, "benchmark_snapshot"),
+            **totals_across_partitions(lake, GROUP, "benchmark_snapshot"),
             "valid_steps": sink.total - sum(invalid.values()),
             "text_only_valid_steps": sink.total
             - sum(n for reason, n in invalid.items() if reason != "no_screenshot"),
@@ -164,7 +164,7 @@ def eval_results(
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
-            **totals_across_partitions(lake.store, GROUP, "eval_results"),
+            **totals_across_partitions(lake, GROUP, "eval_results"),
             "prediction_files": [str(f) for f in files],
             "live_models": sorted({model for model, _, _, _ in live}),
             "results_by_status": dict(sorted(statuses.items())),

@@ -63,7 +63,7 @@ def model_answers_asset(llm: LLMResource) -> dg.AssetsDefinition:
         if not llm.configured:
             kept = keep_without_model(context, lake, GROUP, "model_answers", ModelAnswerSchema)
             metadata = {"llm": NO_MODEL, "how_to_configure": HOW_TO_CONFIGURE}
-            totals = totals_across_partitions(lake.store, GROUP, "model_answers")
+            totals = totals_across_partitions(lake, GROUP, "model_answers")
             return dg.MaterializeResult(metadata={**metadata, "dagster/row_count": kept, **totals})
         settings = llm.config()
         others = kept_answers(lake.store, key, settings.client.model, config.mode)
@@ -82,7 +82,7 @@ def model_answers_asset(llm: LLMResource) -> dg.AssetsDefinition:
         return dg.MaterializeResult(
             metadata={
                 "dagster/row_count": sink.total,
-                **totals_across_partitions(lake.store, GROUP, "model_answers"),
+                **totals_across_partitions(lake, GROUP, "model_answers"),
                 **calls_metadata(llm, run.stats),
                 "mode": config.mode,
                 "steps_answered_by_status": dict(sorted(statuses.items())),

@@ -72,7 +72,7 @@ def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
-            **totals_across_partitions(lake.store, "raw", "raw_records"),
+            **totals_across_partitions(lake, "raw", "raw_records"),
             "files": [str(path) for path in files],
             "input_bytes": sum(path.stat().st_size for path in files),
             "landing_fingerprint": ingest.dataset_fingerprint(

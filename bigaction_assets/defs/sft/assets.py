@@ -131,7 +131,7 @@ def sft_examples(
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
-            **totals_across_partitions(lake.store, GROUP, "sft_examples"),
+            **totals_across_partitions(lake, GROUP, "sft_examples"),
             "examples_by_split": dict(sorted(splits.items())),
             "thought_sources": dict(sorted(thoughts.items())),
             "duplicates_dropped": duplicates,

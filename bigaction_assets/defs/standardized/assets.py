@@ -120,7 +120,7 @@ def standardized_tables(
         preview = [{c: row.get(c) for c in shown} for row in previews[name]]
         metadata: dict[str, Any] = {
             "dagster/row_count": totals[name],
-            **totals_across_partitions(lake.store, GROUP, name),
+            **totals_across_partitions(lake, GROUP, name),
             "preview": dg.MetadataValue.md(markdown_preview(preview)),
         }
         if name in ("episodes", "rejects"):

@@ -24,7 +24,7 @@ def episode_ids_unique(
 ) -> dg.AssetCheckResult:
     """Across every partition; each machine keeps the partitions' id hashes by file version
     (`episode_ids.py`), so a step reads the ids of what changed, not of the whole table."""
-    cache = Path(lake.data_dir) / "cache" / "episode-id-hashes" / _lake_name(lake)
+    cache = lake.caches / "episode-id-hashes" / _lake_name(lake)
     offenders, tally = repeated_episode_ids(lake.store, cache=cache, limit=None)
     return offenders_result(offenders, "duplicated episode ids", metadata=tally)
 

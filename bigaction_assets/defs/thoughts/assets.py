@@ -92,7 +92,7 @@ def thoughts_asset(llm: LLMResource) -> dg.AssetsDefinition:
             f"{key}: {stats.requests} calls, {stats.cache_hits} from cache, {dict(statuses)}"
         )
         metadata = _metadata(llm, stats, statuses, run.examples, sink.total)
-        totals = totals_across_partitions(lake.store, GROUP, "thoughts")
+        totals = totals_across_partitions(lake, GROUP, "thoughts")
         return dg.MaterializeResult(metadata={**metadata, **totals})
 
     return thoughts
@@ -123,7 +123,7 @@ def _without_model(
         metadata={
             "llm": NO_MODEL,
             "dagster/row_count": kept,
-            **totals_across_partitions(lake.store, GROUP, "thoughts"),
+            **totals_across_partitions(lake, GROUP, "thoughts"),
             "actions_without_thought": waiting,
             "how_to_configure": HOW_TO_CONFIGURE,
         }
