@@ -14,7 +14,9 @@ that machine last looked.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 import os
 import uuid
 from collections import defaultdict
@@ -28,6 +30,7 @@ import pyarrow as pa
 from bigaction_assets.lake import FileVersion, Lake, read_file_columns, table_file_versions
 
 GROUP, ASSET = "standardized", "episodes"
+log = logging.getLogger(__name__)
 HASHING = f"polars {pl.__version__} hash seed 0"
 """Polars keeps its hash stable within a version only: a cached array is valid for this one."""
 
@@ -55,12 +58,18 @@ class HashCache:
             return None
 
     def put(self, version: FileVersion, hashes: np.ndarray) -> None:
+        """Keep `hashes`; a cache that cannot be written (a full disk) is reported, not fatal."""
         path = self.path(version)
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.stem}.{uuid.uuid4().hex}.tmp")
-        with open(tmp, "wb") as handle:
-            np.save(handle, hashes, allow_pickle=False)
-        os.replace(tmp, path)  # whole or absent for any reader
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "wb") as handle:
+                np.save(handle, hashes, allow_pickle=False)
+            os.replace(tmp, path)  # whole or absent for any reader
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            log.warning("episode id hashes not kept in %s: %s", self.folder, error)
 
     def keep_only(self, versions: list[FileVersion]) -> None:
         """Drop the arrays of versions the table no longer has (rewritten or erased files)."""

@@ -11,6 +11,7 @@ footers of files new to the machine.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Iterable
 from contextlib import closing
@@ -25,17 +26,22 @@ create table if not exists file_rows (
 )"""
 BUSY_TIMEOUT_MS = 30_000
 
+log = logging.getLogger(__name__)
+
 
 class RowCounts:
-    """Row counts by file version in the SQLite file `path` (made when first written)."""
+    """Row counts by file version in the SQLite file `path` (made when first written). Only a
+    cache: a file it cannot use (damaged, on a full disk) is reported and read around, at the
+    cost of reading the footers."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        con.execute("pragma journal_mode = wal")  # readers never wait for a writer
+        # the default rollback journal, not WAL: WAL needs memory shared between processes,
+        # which a data folder on a network volume does not give
+        con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000)
         con.execute(SCHEMA)
         return con
 
@@ -43,12 +49,16 @@ class RowCounts:
         """Every remembered version of a file whose name starts with `prefix` (one table)."""
         if not self.path.exists():
             return {}
-        with closing(self._connect()) as con:
-            found = con.execute(
-                "select name, size, mtime_ns, rows from file_rows"
-                " where substr(name, 1, length(?)) = ?",
-                (prefix, prefix),
-            ).fetchall()
+        try:
+            with closing(self._connect()) as con:
+                found = con.execute(
+                    "select name, size, mtime_ns, rows from file_rows"
+                    " where substr(name, 1, length(?)) = ?",
+                    (prefix, prefix),
+                ).fetchall()
+        except sqlite3.Error as error:
+            log.warning("footer row counts in %s unreadable, reading footers: %s", self.path, error)
+            return {}
         return {(name, size, mtime): rows for name, size, mtime, rows in found}
 
     def remember(self, counted: dict[FileVersion, int], forget: Iterable[FileVersion]) -> None:
@@ -57,13 +67,14 @@ class RowCounts:
         forget = list(forget)
         if not counted and not forget:
             return
-        with closing(self._connect()) as con:
-            con.execute("begin immediate")
-            con.executemany(
-                "insert or replace into file_rows values (?, ?, ?, ?)",
-                [(*version, rows) for version, rows in counted.items()],
-            )
-            con.executemany(
-                "delete from file_rows where name = ? and size = ? and mtime_ns = ?", forget
-            )
-            con.execute("commit")
+        try:
+            with closing(self._connect()) as con, con:  # one transaction
+                con.executemany(
+                    "insert or replace into file_rows values (?, ?, ?, ?)",
+                    [(*version, rows) for version, rows in counted.items()],
+                )
+                con.executemany(
+                    "delete from file_rows where name = ? and size = ? and mtime_ns = ?", forget
+                )
+        except (sqlite3.Error, OSError) as error:
+            log.warning("footer row counts not kept in %s: %s", self.path, error)

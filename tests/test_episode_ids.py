@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -124,3 +125,15 @@ def test_on_a_store_the_same_repeats_and_one_listing_for_what_is_cached(
     write(root, "adp.b", ["b/1"])
     offenders, tally = repeated_episode_ids(root, cache=cache)
     assert offenders == [] and tally["partitions_read"] == 1
+
+
+def test_a_cache_that_cannot_be_written_is_reported_and_the_gate_still_answers(
+    three: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder would be")
+    write(three, "adp.c", ["a/3"])
+    with caplog.at_level(logging.WARNING, "bigaction_assets.episode_ids"):
+        offenders, _ = repeated_episode_ids(three, cache=blocked / "cache")
+    assert [o["episode_id"] for o in offenders] == ["a/3"]
+    assert "not kept" in caplog.text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -86,3 +87,14 @@ def test_the_counts_outlive_the_process_that_read_them(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "(4, 1)"
+
+
+def test_a_damaged_cache_is_reported_and_read_around(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root, cache = tmp_path / "lake", tmp_path / "footer-rows.sqlite"
+    write(root, "a", 4)
+    cache.write_bytes(b"not a database, whatever a crash or a disk left" * 100)
+    with caplog.at_level(logging.WARNING, "bigaction_assets.row_counts"):
+        assert lake.table_rows(root, "raw", "things", remembered=RowCounts(cache)) == (4, 1)
+    assert "unreadable" in caplog.text and "not kept" in caplog.text
