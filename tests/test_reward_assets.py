@@ -16,6 +16,8 @@ import pytest
 from annotate_server import add_users
 from conftest import SHARED_DATA, DagsterLake, run_ingest, write_standardized
 
+import bigaction_assets.defs.reward.assets as reward_assets
+from bigaction_assets.annotate.items import annotation_items as find_items
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.reward.resources import open_store
 from bigaction_assets.defs.reward.sensors import new_labels_sensor
@@ -300,3 +302,70 @@ def test_a_forgotten_sender_leaves_the_reward_tables_and_the_store(stage, code_l
     rebuilt = dg.materialize(everything, instance=instance, resources=resources, selection=REWARD)
     assert rebuilt.success
     assert gone not in orjson.dumps(rows(target, "annotation_items")).decode()
+
+
+def sharded_web_lake(root: Path) -> Path:
+    """The three web runs landed as three shards of one day (each shard its own episode ids)."""
+    lake_root = root / "lake"
+    for shard in ("a", "b", "c"):
+        tables = web_episodes()
+        key = f"{DAY}~{shard}"
+        for table in tables.values():
+            for row in table:
+                if "episode_id" in row:
+                    row["episode_id"] = row["episode_id"].replace("/run", f"/{shard}-run")
+                if "dataset" in row:
+                    row["dataset"] = key
+        write_standardized(lake_root, key, tables)
+    return lake_root
+
+
+def test_the_items_cap_holds_per_dataset_however_many_shards_it_landed_as(tmp_path) -> None:
+    lake_root = sharded_web_lake(tmp_path)
+    everything = list(find_items(lake_root))
+    assert len(everything) == 9 and len({i["item_id"] for i in everything}) == 9
+    capped = list(find_items(lake_root, per_dataset=4))
+    assert [i["item_id"] for i in capped] == [i["item_id"] for i in everything[:4]]
+    assert len(list(find_items(lake_root, datasets=[DAY]))) == 9, "a name takes every shard"
+    one = list(find_items(lake_root, datasets=[f"{DAY}~b"]))
+    assert {i["dataset"] for i in one} == {f"{DAY}~b"} and len(one) == 3
+
+
+def test_a_dataset_named_that_is_not_in_the_lake_is_an_error_not_nothing(tmp_path) -> None:
+    lake_root = sharded_web_lake(tmp_path)
+    with pytest.raises(
+        ValueError, match=r"telemetry\.2025-05-15.*there are: .*telemetry\.2025-05-14"
+    ):
+        list(find_items(lake_root, datasets=["telemetry.2025-05-15"]))
+
+
+def test_the_app_is_loaded_only_from_a_whole_items_partition(
+    tmp_path, code_location, monkeypatch
+) -> None:
+    """Items are validated and written a batch at a time; an item refused late fails the step
+    before the app's store sees any of this build."""
+    target = DagsterLake(landing=tmp_path / "landing", data=tmp_path / "data")
+    sharded_web_lake(target.data)
+    everything = [*code_location.assets, *code_location.asset_checks]
+    items = dg.AssetSelection.assets("annotation_items")
+
+    def build() -> bool:
+        with dg.DagsterInstance.ephemeral() as instance:
+            return dg.materialize(
+                everything, instance=instance, resources={"lake": target.resource},
+                selection=items, raise_on_error=False,
+            ).success  # fmt: skip
+
+    assert build()
+    assert open_store(target.resource).count_items() == 9 == len(rows(target, "annotation_items"))
+    found = reward_assets.find_items
+
+    def then_a_bad_one(*args, **kwargs):
+        made = list(found(*args, **kwargs))
+        yield from ({**item, "item_id": f"{item['item_id']}.again"} for item in made)
+        yield {**made[0], "item_id": "bad#0", "item_kind": "not_a_kind"}
+
+    monkeypatch.setattr(reward_assets, "find_items", then_a_bad_one)
+    assert not build()
+    assert open_store(target.resource).count_items() == 9, "nothing of the failed build loaded"
+    assert len(rows(target, "annotation_items")) == 9, "the partition is the old one"

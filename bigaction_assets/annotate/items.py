@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from bigaction_assets.dom.tree import clean_page
 from bigaction_assets.lake import Lake, table_dir, table_files
 from bigaction_assets.reward.judgements import PROPOSE, observations_of, proposed_tasks
 from bigaction_assets.sft.inputs import iter_episodes
+from bigaction_assets.shard_keys import dataset_of
 
 ACTION_KINDS = ("api_action", "code_action", "message_action")
 PAGE_CHARS = 200_000  # what an annotator can take in; the render says where it was cut
@@ -138,18 +140,32 @@ def _item(
 def annotation_items(
     lake: Lake, datasets: Sequence[str] | None = None, per_dataset: int | None = None
 ) -> Iterator[dict[str, Any]]:
-    """Every item of the chosen datasets (all by default), at most `per_dataset` from each, in
-    the order of the lake."""
-    for dataset in datasets if datasets is not None else standardized_datasets(lake):
-        made = 0
-        for episode, events, pages in iter_episodes(lake, dataset):
+    """Every item of the chosen datasets (all by default; a dataset's name takes all its
+    shards, a partition key that shard alone), at most `per_dataset` from each dataset, however
+    many shards it landed as, in the order of the lake."""
+    partitions = standardized_datasets(lake)
+    if datasets is not None:
+        named = {name for p in partitions for name in (p, dataset_of(p))}
+        unknown = sorted(set(datasets) - named)
+        if unknown:
+            raise ValueError(
+                f"no standardized dataset or partition is named {', '.join(unknown)} "
+                f"(there are: {', '.join(sorted(named)) or 'none'})"
+            )
+        partitions = [p for p in partitions if p in datasets or dataset_of(p) in datasets]
+    made: Counter[str] = Counter()
+    for partition in partitions:
+        dataset = dataset_of(partition)
+        if per_dataset is not None and made[dataset] >= per_dataset:
+            continue
+        for episode, events, pages in iter_episodes(lake, partition):
             for item in (
                 *web_step_items(episode, events, pages),
                 *proactive_turn_items(episode, events),
             ):
-                if per_dataset is not None and made >= per_dataset:
+                if per_dataset is not None and made[dataset] >= per_dataset:
                     break
-                made += 1
+                made[dataset] += 1
                 yield item
-            if per_dataset is not None and made >= per_dataset:
+            if per_dataset is not None and made[dataset] >= per_dataset:
                 break

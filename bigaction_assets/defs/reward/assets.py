@@ -12,18 +12,19 @@ from bigaction_assets.annotate.items import annotation_items as find_items
 from bigaction_assets.defs.metadata import column_schema, markdown_preview
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.defs.reward.resources import open_store
-from bigaction_assets.lake import write_partition
+from bigaction_assets.lake import iter_partition_batches, open_partition, write_partition
 from bigaction_assets.privacy.register import load_forgotten
 from bigaction_assets.reward.build import build_reward_examples
 from bigaction_assets.reward.examples import RewardSettings
 from bigaction_assets.reward.files import write_reward_files
 from bigaction_assets.reward.prompts import PROMPT_VERSION
-from bigaction_assets.schemas import frame
+from bigaction_assets.schemas import arrow_schema, frame
 from bigaction_assets.schemas.reward import (
     AnnotationItemSchema,
     AnnotationSchema,
     RewardExampleSchema,
 )
+from bigaction_assets.sink import ValidatedSink
 
 GROUP = "reward"
 ITEMS_VERSION = "1"
@@ -32,9 +33,10 @@ REWARD_VERSION = f"2.p{PROMPT_VERSION}"  # 2: a source file's own split stands
 
 class AnnotationItemsConfig(dg.Config):
     datasets: list[str] | None = None
-    """Standardized datasets (partition keys) to draw items from; all when unset."""
+    """Standardized datasets to draw items from (a dataset's name takes all its shards, a
+    partition key one shard); all when unset."""
     per_dataset: int | None = 2_000
-    """Most items taken from one dataset, in lake order."""
+    """Most items taken from one dataset, across its shards, in lake order."""
     max_annotators: int = 3
     """Annotators per item (N): an item stops being handed out once N have it."""
 
@@ -61,24 +63,40 @@ def annotation_items(
     lake: LakeResource,
     config: AnnotationItemsConfig,
 ) -> dg.MaterializeResult:
-    """One row per item people can label (web step, proactive turn); loaded into the app."""
+    """One row per item people can label (web step, proactive turn); loaded into the app.
+
+    Streamed: items (each with a page of up to 200,000 characters) are validated and written a
+    batch at a time, and the app's store is loaded from the written partition once it is whole,
+    so memory does not grow with the number of datasets or shards."""
     forgotten = load_forgotten(lake.store, lake.landing).episodes
-    rows = [
-        item
-        for item in find_items(lake.store, config.datasets, config.per_dataset)
-        if item["episode_id"] not in forgotten
-    ]
-    write_partition(lake.store, GROUP, "annotation_items", "all", frame(AnnotationItemSchema, rows))
+    kinds: Counter[str] = Counter()
+    by_dataset: Counter[str] = Counter()
+    ids: set[str] = set()
+    schema = arrow_schema(AnnotationItemSchema)
+    with open_partition(lake.store, GROUP, "annotation_items", "all", schema) as writer:
+        sink = ValidatedSink(AnnotationItemSchema, writer)
+        for item in find_items(lake.store, config.datasets, config.per_dataset):
+            if item["episode_id"] in forgotten:
+                continue
+            if item["item_id"] in ids:  # the contract's uniqueness, across batches
+                raise ValueError(f"item {item['item_id']} made twice: its episode id repeats")
+            ids.add(item["item_id"])
+            kinds[item["item_kind"]] += 1
+            by_dataset[item["dataset"]] += 1
+            sink.add(item)
+        sink.flush()
     store = open_store(lake)
     erased = store.forget_episodes(forgotten)
-    loaded = [{**row, "kind": row["item_kind"]} for row in rows]
-    new = store.load_items(loaded, config.max_annotators)
+    new = 0
+    for batch in iter_partition_batches(lake.store, GROUP, "annotation_items", "all"):
+        loaded = [{**row, "kind": row["item_kind"]} for row in batch.to_pylist()]
+        new += store.load_items(loaded, config.max_annotators)
     lake.refresh_catalog(context.log)
     return dg.MaterializeResult(
         metadata={
-            "dagster/row_count": len(rows),
-            "items_by_kind": dict(Counter(row["item_kind"] for row in rows)),
-            "items_by_dataset": dict(sorted(Counter(row["dataset"] for row in rows).items())),
+            "dagster/row_count": sink.total,
+            "items_by_kind": dict(kinds),
+            "items_by_dataset": dict(sorted(by_dataset.items())),
             "new_in_store": new,
             "erased_from_store": erased,
             "store": dg.MetadataValue.path(str(lake.annotation_store)),
