@@ -20,10 +20,13 @@ import pytest
 
 from bigaction_assets import ingest, lake
 from bigaction_assets.definitions import defs
+from bigaction_assets.images.verify import undecodable_images
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.schemas import frame
 from bigaction_assets.schemas.standardized import EpisodeSchema
 from bigaction_assets.sources import adapters
+from tests.conftest import write_standardized
+from tests.images import corrupt_body, png
 
 PARTITIONS = "datasets"
 INGEST = dg.AssetSelection.groups("raw", "standardized")
@@ -250,6 +253,27 @@ def test_failing_blocking_check_fails_the_run(run, dagster_lake) -> None:
     assert unique.metadata["partitions"].value == 2, "read across the table"
     failed_steps = {event.step_key for event in result.get_step_failure_events()}
     assert failed_steps == {"episodes_episode_ids_unique"}
+
+
+def test_a_step_decodes_the_images_of_its_own_partition_only(run, dagster_lake) -> None:
+    """Another partition's damaged screenshot fails that partition's check, not every build
+    after it (the check decoded every stored image at each step before)."""
+    bad = corrupt_body(png(size=(64, 48)))
+    row = {"image_sha": hashlib.sha256(bad).hexdigest(), "format": "png", "width": 64,
+           "height": 48, "byte_size": len(bad), "location": "elsewhere", "bytes": bad}  # fmt: skip
+    write_standardized(dagster_lake.root, "adp.elsewhere", {"images": [row]})
+    dagster_lake.add_bundled("mind2web", "train_demo", images=True)
+
+    built = run("mind2web.train_demo")
+
+    assert built.success
+    decoded = check_results(built)["images_decode"]
+    assert decoded.passed and decoded.blocking
+    # what that partition's own step (or a run of the whole table) finds
+    for partitions in (["adp.elsewhere"], None):
+        found = undecodable_images(dagster_lake.root, partitions=partitions)
+        assert [o["image_sha"] for o in found] == [row["image_sha"]]
+    assert undecodable_images(dagster_lake.root, partitions=["mind2web.train_demo"]) == []
 
 
 def test_new_partition_leaves_other_partitions_untouched(run, dagster_lake) -> None:

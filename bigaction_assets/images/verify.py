@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import io
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -75,11 +76,14 @@ def sampled(sha: str, share: float) -> bool:
     return share >= 1 or int(sha[:8], 16) < share * 0x1_0000_0000
 
 
-def undecodable_images(lake: Lake, share: float = 1.0, limit: int = 20) -> list[dict[str, Any]]:
+def undecodable_images(
+    lake: Lake, share: float = 1.0, limit: int = 20, partitions: Iterable[str] | None = None
+) -> list[dict[str, Any]]:
     """Stored images (of a `share` of hashes; all by default) whose bytes are not what their
-    row says or do not decode, with why; read one row group at a time."""
+    row says or do not decode, with why; of the `partitions` named (all by default); read one
+    row group at a time."""
     found = []
-    for row in iter_images(lake):
+    for row in iter_images(lake, partitions=partitions):
         if not sampled(row["image_sha"], share):
             continue
         problem = decode_problem(row)

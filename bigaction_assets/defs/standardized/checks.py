@@ -6,7 +6,8 @@ from pathlib import Path
 import dagster as dg
 
 from bigaction_assets import quality
-from bigaction_assets.defs.gates import blocking_lake_check, offenders_result
+from bigaction_assets.defs.gates import PER_PARTITION_NOTE, blocking_lake_check, offenders_result
+from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.episode_ids import repeated_episode_ids
 from bigaction_assets.images.verify import undecodable_images, unresolved_image_shas
@@ -111,9 +112,17 @@ class ImagesDecodeConfig(dg.Config):
     asset="images",
     blocking=True,
     description="Each image's bytes hash to its image_sha, are byte_size long, have the "
-    "format and dimensions of its row, and decode (Pillow) to those dimensions.",
+    "format and dimensions of its row, and decode (Pillow) to those dimensions. "
+    + PER_PARTITION_NOTE,
+    partitions_def=datasets_partitions,
 )
-def images_decode(lake: LakeResource, config: ImagesDecodeConfig) -> dg.AssetCheckResult:
+def images_decode(
+    context: dg.AssetCheckExecutionContext, lake: LakeResource, config: ImagesDecodeConfig
+) -> dg.AssetCheckResult:
+    """Decodes the images of the partition a step built, not every stored image at each step:
+    a partition's images are its own copies, so each copy is decoded once, when it is written."""
+    partitions = [context.partition_key] if context.has_partition_key else None
     return offenders_result(
-        undecodable_images(lake.store, config.decoded_share), "images that do not decode as stored"
+        undecodable_images(lake.store, config.decoded_share, partitions=partitions),
+        "images that do not decode as stored",
     )
