@@ -232,13 +232,22 @@ def _table_prefix(lake: Lake, group: str, asset: str) -> str:
 def table_rows(
     lake: Lake, group: str, asset: str, remembered: RowCounts | None = None
 ) -> tuple[int, int]:
-    """Rows and partition files of a whole table, from the Parquet footers. A footer is read
-    once per version of its file in this process (known by the size and modification time the
-    listing gives), so the materializations of N partitions read N footers, not N^2; with
-    `remembered`, once per version on this machine, whichever process asks."""
+    """Rows and partition files of a whole table, from the Parquet footers (`file_rows`)."""
+    counts = file_rows(lake, group, asset, remembered)
+    return sum(rows for _, rows in counts), len(counts)
+
+
+def file_rows(
+    lake: Lake, group: str, asset: str, remembered: RowCounts | None = None
+) -> list[tuple[Path | str, int]]:
+    """Each partition file of a table (path or key) with its rows, from the Parquet footers.
+    A footer is read once per version of its file in this process (known by the size and
+    modification time the listing gives), so the materializations of N partitions read N
+    footers, not N^2; with `remembered`, once per version on this machine, whichever process
+    asks. A file gone between the listing and its read is left out."""
     versions = table_file_versions(lake, group, asset)
     stored = remembered.known(_table_prefix(lake, group, asset)) if remembered else {}
-    rows, counted = 0, {}
+    found, counted = [], {}
     for file, version in versions:
         count = _footer_memo.get(version, stored.get(version))
         if count is None:
@@ -251,11 +260,11 @@ def table_rows(
         if len(_footer_memo) >= FOOTER_MEMO_SIZE:
             _footer_memo.clear()
         _footer_memo[version] = count
-        rows += count
+        found.append((file, count))
     if remembered is not None:
         listed = {version for _, version in versions}
         remembered.remember(counted, [v for v in stored if v not in listed])
-    return rows, len(versions)
+    return found
 
 
 def _table_files(lake: Lake, group: str, asset: str, partition: str | None) -> list[Path | str]:

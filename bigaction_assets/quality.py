@@ -12,7 +12,15 @@ from typing import Any
 import duckdb
 
 from bigaction_assets.episode_ids import repeated_episode_ids
-from bigaction_assets.lake import Lake, partition_exists, partition_url, table_dir, table_files
+from bigaction_assets.lake import (
+    Lake,
+    file_rows,
+    partition_exists,
+    partition_url,
+    table_dir,
+    table_files,
+)
+from bigaction_assets.row_counts import RowCounts
 from bigaction_assets.schemas.standardized import EVENT_ACTORS, EVENT_KINDS
 
 GROUP = "standardized"
@@ -137,6 +145,31 @@ def reject_rates(con: duckdb.DuckDBPyConnection, lake: Path) -> list[dict[str, A
         from kept full join {rejects} using (dataset)
         order by dataset""",
     )
+
+
+def reject_rates_from_footers(
+    lake: Lake, partitions: list[str] | None = None, remembered: RowCounts | None = None
+) -> list[dict[str, Any]]:
+    """`reject_rates` without reading a row: every table's `dataset` is its partition key, so a
+    dataset's episodes kept and records rejected are the rows of its two partition files, read
+    from their footers (each once per file version on this machine, given `remembered`).
+    `partitions`: those datasets only (all by default)."""
+    kept, rejected = (
+        {_partition_of(file): rows for file, rows in file_rows(lake, GROUP, table, remembered)}
+        for table in ("episodes", "rejects")
+    )
+    rates = []
+    for dataset in sorted(kept.keys() | rejected.keys()):
+        counts = kept.get(dataset, 0), rejected.get(dataset, 0)
+        if (partitions is not None and dataset not in partitions) or not sum(counts):
+            continue
+        rates.append({"dataset": dataset, "kept": counts[0], "rejected": counts[1],
+                      "reject_rate": counts[1] / sum(counts)})  # fmt: skip
+    return rates
+
+
+def _partition_of(file: Path | str) -> str:
+    return str(file).rsplit("/", 1)[-1].removesuffix(".parquet")
 
 
 def episodes_in_several_splits(
