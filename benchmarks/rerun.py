@@ -43,12 +43,21 @@ def run_demo(root: Path, env: dict[str, str]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reruns", type=int, default=3)
+    parser.add_argument(
+        "--also-land", type=Path, default=None,
+        help="a landing folder (`<adapter>/<dataset>...`) copied in beside the bundled one, to "
+        "rerun at a real size (e.g. benchmarks/out/cluster/landing, 1.1 GB of Mind2Web shards)",
+    )  # fmt: skip
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bigaction-rerun-") as tmp:
         root = Path(tmp)
         shutil.copytree(
             REPO / "landing", root / "landing", ignore=shutil.ignore_patterns("telemetry")
         )
+        if args.also_land is not None:
+            shutil.copytree(args.also_land, root / "landing", dirs_exist_ok=True)
+        size = sum(p.stat().st_size for p in (root / "landing").rglob("*") if p.is_file())
+        print(f"landing: {size / 1e6:,.0f} MB")
         env = {k: v for k, v in os.environ.items() if not k.startswith("BIGACTION_LLM_")}
         env.pop("DAGSTER_HOME", None)
         env |= {

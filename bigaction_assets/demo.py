@@ -21,7 +21,7 @@ from bigaction_assets.demo_summary import summary
 from bigaction_assets.lake import Lake, local_root
 from bigaction_assets.lakefs import LAKE_URI_ENV, parse_lake
 from bigaction_assets.privacy.register import forgotten_pseudonyms
-from bigaction_assets.rerun.fingerprint import file_sha256
+from bigaction_assets.rerun.fingerprint import file_sha256, keep_digests_in
 from bigaction_assets.rerun.graph import Graph, cache_graph, cached_graph, source_hash
 from bigaction_assets.rerun.inputs import dataset_roots, extra_inputs
 from bigaction_assets.rerun.objects import ObjectStates
@@ -186,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--explain", action="store_true", help="say why each output is built")
     args = parser.parse_args(argv)
     paths = Paths.from_env()
+    keep_digests_in(paths.lake.parent / "cache")  # a rerun stats the landing, not reads it
     home = prepare_dagster_home(paths)
     print(f"Ingesting {paths.landing} into {paths.lake} ({DATA_DIR_ENV}); Dagster home {home}")
     outcome = materialize_all(paths, orjson.loads(args.config), args.force, args.explain)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -14,6 +16,7 @@ import pytest
 from bigaction_assets import lake
 from bigaction_assets.catalog import refresh_catalog
 from bigaction_assets.durable import write_durably
+from bigaction_assets.rerun import fingerprint as digests
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.rerun.graph import AssetNode, Graph
 from bigaction_assets.rerun.plan import Step, plan
@@ -43,6 +46,62 @@ def test_fingerprint_follows_content_not_mtime(tmp_path: Path) -> None:
 
     same_size_edit(first)  # the memo must not trust (size, mtime)
     assert files_fingerprint([first], tmp_path) != before
+
+
+@pytest.fixture
+def digests_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
+    """Digests kept on disk as `make demo` keeps them; yields the files read to hash them."""
+    read: list[Path] = []
+    sha256_of = digests._sha256_of
+
+    def counting(path: Path) -> str:
+        read.append(path)
+        return sha256_of(path)
+
+    monkeypatch.setattr(digests, "_sha256_of", counting)
+    monkeypatch.setattr(digests, "_MEMO", {})
+    digests.keep_digests_in(tmp_path / "cache")
+    yield read
+    digests.keep_digests_in(None)
+
+
+def test_a_new_process_stats_the_files_a_run_hashed_and_reads_only_what_changed(
+    tmp_path: Path, digests_on_disk: list[Path]
+) -> None:
+    files = [tmp_path / f"{name}.jsonl" for name in "abc"]
+    for path in files:
+        path.write_bytes(path.name.encode() * 1000)
+
+    def fresh_process_fingerprint() -> str:
+        digests._MEMO.clear()
+        digests_on_disk.clear()
+        return files_fingerprint(files, tmp_path)
+
+    before = fresh_process_fingerprint()
+    assert len(digests_on_disk) == 3
+    assert fresh_process_fingerprint() == before and digests_on_disk == []
+    stat = files[0].stat()
+    os.utime(files[0], ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # touch
+    assert fresh_process_fingerprint() == before and digests_on_disk == [files[0]]
+    same_size_edit(files[1])  # the disk memo must not trust (size, mtime) either
+    assert fresh_process_fingerprint() != before and digests_on_disk == [files[1]]
+
+
+def test_a_damaged_digest_memo_is_reported_and_the_files_hashed(
+    tmp_path: Path, digests_on_disk: list[Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b'{"id": "a"}\n')
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / digests.DIGEST_MEMO).write_bytes(b"not a database" * 100)
+    with caplog.at_level("WARNING", "bigaction_assets.rerun.fingerprint"):
+        assert files_fingerprint([path], tmp_path) == files_fingerprint_uncached(path, tmp_path)
+    assert digests_on_disk == [path] and "unreadable" in caplog.text
+
+
+def files_fingerprint_uncached(path: Path, root: Path) -> str:
+    name = path.relative_to(root).as_posix()
+    return digests.combine([(name, hashlib.sha256(path.read_bytes()).hexdigest())])
 
 
 def test_fingerprint_names_files_relative_to_the_landing_dir(tmp_path: Path) -> None:
