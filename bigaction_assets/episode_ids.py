@@ -9,7 +9,9 @@ holding a repeated hash are read again, to name the repeats from the ids themsel
 that merely share a hash are no repeat). With a cache folder, a partition's hashes are kept on
 the local disk by the version of its file (name, size, modification time: what a listing
 gives, as for `lake.table_rows`), so a step reads only the partitions new or rewritten since
-that machine last looked.
+that machine last looked. (An object store gives modification times to the second: a partition
+rewritten at the same size within the second its hashes were taken would be taken from the
+cache; every rebuild of a partition runs this gate on its own new version.)
 """
 
 from __future__ import annotations
