@@ -11,7 +11,7 @@ the local disk by the version of its file (name, size, modification time: what a
 gives, as for `lake.table_rows`), so a step reads only the partitions new or rewritten since
 that machine last looked. (An object store gives modification times to the second: a partition
 rewritten at the same size within the second its hashes were taken would be taken from the
-cache; every rebuild of a partition runs this gate on its own new version.)
+cache, as its row count would be by `lake.table_rows`.)
 """
 
 from __future__ import annotations
