@@ -129,29 +129,12 @@ def unknown_kinds_or_actors(
     )
 
 
-def reject_rates(con: duckdb.DuckDBPyConnection, lake: Path) -> list[dict[str, Any]]:
-    """Per dataset: episodes kept, records rejected and the rejected share of all records."""
-    rejects = (
-        f"(select dataset, count(*) as rejected from {relation(lake, 'rejects')} group by 1)"
-        if has_table(lake, "rejects")
-        else "(select null::varchar as dataset, 0 as rejected where false)"
-    )
-    return _rows(
-        con,
-        f"""
-        with kept as (select dataset, count(*) as kept from {relation(lake, "episodes")} group by 1)
-        select dataset, coalesce(kept, 0) as kept, coalesce(rejected, 0) as rejected,
-               coalesce(rejected, 0) / (coalesce(kept, 0) + coalesce(rejected, 0)) as reject_rate
-        from kept full join {rejects} using (dataset)
-        order by dataset""",
-    )
-
-
-def reject_rates_from_footers(
+def reject_rates(
     lake: Lake, partitions: list[str] | None = None, remembered: RowCounts | None = None
 ) -> list[dict[str, Any]]:
-    """`reject_rates` without reading a row: every table's `dataset` is its partition key, so a
-    dataset's episodes kept and records rejected are the rows of its two partition files, read
+    """Per dataset: episodes kept, records rejected and the rejected share of all records. No
+    row is read: every table's `dataset` is its partition key, so a dataset's episodes kept and
+    records rejected are the rows of its two partition files, read
     from their footers (each once per file version on this machine, given `remembered`).
     `partitions`: those datasets only (all by default)."""
     kept, rejected = (

@@ -92,7 +92,7 @@ def reject_rate_under_threshold(
     """From the partitions' footers (no row read); a dataset's step answers for that dataset,
     so one dataset over the threshold does not flag every other dataset's build."""
     partitions = [context.partition_key] if context.has_partition_key else None
-    rates = quality.reject_rates_from_footers(lake.store, partitions, RowCounts(lake.row_counts))
+    rates = quality.reject_rates(lake.store, partitions, RowCounts(lake.row_counts))
     over = [r for r in rates if r["reject_rate"] > config.max_reject_rate]
     return dg.AssetCheckResult(
         passed=not over,
