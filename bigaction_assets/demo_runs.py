@@ -6,11 +6,13 @@ than a whole no-change rerun may.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
+from bigaction_assets.instance_storage import kept_engine_instance
 from bigaction_assets.rerun.graph import Graph
 from bigaction_assets.rerun.plan import Plan, Step, output_files
 from bigaction_assets.rerun.stamps import Stamps
@@ -98,7 +100,7 @@ def materialize(
     """Registers every partition, runs each step that has something out of date, and stamps
     what a successful run built (a failed run stamps nothing: it runs again next time)."""
     definitions = load_definitions()
-    instance = dg.DagsterInstance.get()
+    instance = kept_engine_instance(Path(os.environ["DAGSTER_HOME"]))
     register_partitions(plan, graph, instance)
     outcome = {}
     for step in plan.steps:

@@ -1,0 +1,184 @@
+"""`make demo`'s Dagster instance: Dagster's SQLite storage, its engines kept.
+
+Dagster's SQLite storages build a new SQLAlchemy engine for every read and write (NullPool):
+connect, compile the statement again (the compiled-statement cache is the engine's), commit,
+dispose. Each event a run logs goes through that once or twice, and `make demo` logs ~5,000
+(33 runs): half of its 65 s went to it (benchmarks/README.md, "`make demo` itself"). Here each
+process keeps one engine per database file, so connections stay open and statements compiled.
+
+`kept_engine_instance` opens a Dagster home with it when the home uses Dagster's default SQLite
+storage, and as configured otherwise. Nothing in the home changes: the same files, tables and
+locking, read by `make ui`'s processes (Dagster's own storage) and written by the demo at once.
+Not in dagster.yaml: a storage configured there needs its folder spelled out or taken from
+DAGSTER_HOME, and `DagsterInstance.from_config(folder)` without DAGSTER_HOME then fails.
+
+Two things are ours:
+
+- A held connection is checked before each use: if its file was replaced or removed (a data
+  folder wiped while `make ui` runs), it is dropped and the file opened again, as a new engine
+  would have, rather than writing on into an unlinked file.
+- A forked child starts with no engines; the parent's connections are left alone (SQLite's
+  handles must not cross a fork, not even to be closed).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+from dagster._core.instance.ref import InstanceRef
+from dagster._core.storage.base_storage import DagsterStorage
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
+from dagster._core.storage.runs.sqlite.sqlite_run_storage import SqliteRunStorage
+from dagster._core.storage.schedules.sqlite.sqlite_schedule_storage import SqliteScheduleStorage
+from dagster._core.storage.sql import create_engine
+from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
+from dagster._core.storage.sqlite_storage import (
+    DagsterSqliteStorage,
+    _event_logs_directory,
+    _runs_directory,
+    _schedule_directory,
+)
+from dagster._serdes import ConfigurableClassData
+from sqlalchemy import Engine, event, exc
+from sqlalchemy.engine import Connection
+
+ENGINES_KEPT = 32
+"""Engines held per process, one per database file; the least recently used beyond is closed.
+A run's events have a file of their own, so a webserver that reads many runs would otherwise
+hold a connection to each."""
+DAGSTER_SQLITE_STORAGE = ("dagster._core.storage.sqlite_storage", "DagsterSqliteStorage")
+
+
+def _file_identity(path: str) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
+class EngineCache:
+    """One SQLAlchemy engine per SQLite file in this process."""
+
+    def __init__(self, size: int = ENGINES_KEPT) -> None:
+        self._size = size
+        self._lock = threading.Lock()
+        self._engines: OrderedDict[str, Engine] = OrderedDict()
+        self._pid = os.getpid()
+        self._left_by_parent: list[Engine] = []
+
+    def engine(self, url: str) -> Engine:
+        with self._lock:
+            if os.getpid() != self._pid:  # forked: the parent's handles are not ours to touch
+                self._left_by_parent.extend(self._engines.values())
+                self._engines = OrderedDict()
+                self._pid = os.getpid()
+            engine = self._engines.pop(url, None) or self._new_engine(url)
+            self._engines[url] = engine
+            while len(self._engines) > self._size:
+                _, oldest = self._engines.popitem(last=False)
+                oldest.dispose()  # connections in use close when they are given back
+            return engine
+
+    def _new_engine(self, url: str) -> Engine:
+        engine = create_engine(
+            url,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
+            pool_size=1,  # one thread at a time, mostly: the one connection kept
+            max_overflow=8,  # the odd nested or concurrent use: closed after it
+        )
+        path = engine.url.database or ""
+
+        def remember_file(_dbapi: Any, record: Any) -> None:
+            record.info["file"] = _file_identity(path)
+
+        def same_file_or_reconnect(_dbapi: Any, record: Any, _proxy: Any) -> None:
+            if record.info.get("file") != _file_identity(path):
+                raise exc.DisconnectionError(f"{path} was replaced or removed since it was opened")
+
+        event.listen(engine, "connect", remember_file)
+        event.listen(engine, "checkout", same_file_or_reconnect)
+        return engine
+
+    def dispose(self) -> None:
+        with self._lock:
+            for engine in self._engines.values():
+                engine.dispose()
+            self._engines.clear()
+
+
+ENGINES = EngineCache()
+
+
+@contextmanager
+def _transaction(url: str) -> Iterator[Connection]:
+    with ENGINES.engine(url).connect() as conn, conn.begin():
+        yield conn
+
+
+class KeptEngineRunStorage(SqliteRunStorage):
+    """Dagster's SQLite run storage on this process's engine for its file."""
+
+    @contextmanager
+    def connect(self) -> Iterator[Connection]:
+        with _transaction(self._conn_string) as conn:
+            yield conn
+
+
+class KeptEngineScheduleStorage(SqliteScheduleStorage):
+    """Dagster's SQLite schedule storage on this process's engine for its file."""
+
+    @contextmanager
+    def connect(self) -> Iterator[Connection]:
+        with _transaction(self._conn_string) as conn:
+            yield conn
+
+
+class KeptEngineEventLogStorage(SqliteEventLogStorage):
+    """Dagster's SQLite event log (a file per run and an index) on this process's engines."""
+
+    @contextmanager
+    def _connect(self, shard: str) -> Iterator[Connection]:  # type: ignore[override]
+        with self._db_lock:  # as Dagster's: one thread at a time, the watcher's included
+            url = self.conn_string_for_shard(shard)
+            if shard not in self._initialized_dbs:
+                self._initdb(ENGINES.engine(url))
+                self._initialized_dbs.add(shard)
+            with _transaction(url) as conn:
+                yield conn
+
+
+class KeptEngineSqliteStorage(DagsterSqliteStorage):
+    """Dagster's default storage (the same files under `base_dir`), engines kept."""
+
+    def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None):
+        self.base_dir = base_dir
+        self._run_storage = KeptEngineRunStorage.from_local(_runs_directory(base_dir))
+        self._event_log_storage = KeptEngineEventLogStorage(_event_logs_directory(base_dir))
+        self._schedule_storage = KeptEngineScheduleStorage.from_local(_schedule_directory(base_dir))
+        self._inst_data = inst_data
+        DagsterStorage.__init__(self)
+
+    @classmethod
+    def from_config_value(  # type: ignore[override]
+        cls, inst_data: ConfigurableClassData | None, config_value: Any
+    ) -> KeptEngineSqliteStorage:
+        return cls.from_local(inst_data=inst_data, **config_value)
+
+
+def kept_engine_instance(home: Path) -> dg.DagsterInstance:
+    """The Dagster instance of `home`, on `KeptEngineSqliteStorage` if it is on Dagster's SQLite
+    storage (the default), and as its dagster.yaml says otherwise (PostgreSQL, say)."""
+    ref = InstanceRef.from_dir(str(home))
+    data = ref.storage_data
+    if data is not None and (data.module_name, data.class_name) == DAGSTER_SQLITE_STORAGE:
+        kept = ConfigurableClassData(__name__, KeptEngineSqliteStorage.__name__, data.config_yaml)
+        ref = ref._replace(storage_data=kept)
+    return dg.DagsterInstance.from_ref(ref)

@@ -1,0 +1,176 @@
+"""The embedded instance's storage keeps an engine per SQLite file: far fewer connections than
+Dagster's own, the same files either storage reads, a replaced file opened again, a fresh start
+after a fork."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import dagster as dg
+import pytest
+import yaml
+from dagster._core.storage.sqlite_storage import DagsterSqliteStorage
+from sqlalchemy import Engine, event, text
+
+from bigaction_assets.dagster_home import SHIPPED
+from bigaction_assets.instance_storage import (
+    EngineCache,
+    KeptEngineSqliteStorage,
+    kept_engine_instance,
+)
+
+
+@dg.asset(check_specs=[dg.AssetCheckSpec("has_rows", asset="numbers")])
+def numbers() -> dg.MaterializeResult:
+    return dg.MaterializeResult(
+        metadata={"rows": 3}, check_results=[dg.AssetCheckResult(passed=True)]
+    )
+
+
+def instance_on(home: Path, storage: type[DagsterSqliteStorage]) -> dg.DagsterInstance:
+    (home / "dagster.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "telemetry": {"enabled": False},
+                "storage": {
+                    "custom": {
+                        "module": storage.__module__,
+                        "class": storage.__name__,
+                        "config": {"base_dir": str(home)},
+                    }
+                },
+            }
+        )
+    )
+    return dg.DagsterInstance.from_config(str(home))
+
+
+def connections_opened(home: Path, storage: type[DagsterSqliteStorage], runs: int) -> int:
+    opened: list[object] = []
+
+    def count(dbapi_connection: object, _record: object) -> None:
+        opened.append(dbapi_connection)
+
+    with instance_on(home, storage) as instance:
+        event.listen(Engine, "connect", count)
+        try:
+            for _ in range(runs):
+                assert dg.materialize([numbers], instance=instance).success
+        finally:
+            event.remove(Engine, "connect", count)
+    return len(opened)
+
+
+def test_runs_open_a_few_connections_where_dagsters_storage_opens_one_a_query(tmp_path) -> None:
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "dagster").mkdir()
+    kept = connections_opened(tmp_path / "kept", KeptEngineSqliteStorage, runs=4)
+    theirs = connections_opened(tmp_path / "dagster", DagsterSqliteStorage, runs=4)
+    # a run's events have a file of their own, made and opened by the run: a few connections a
+    # run (5 here), not one for every event and query (Dagster's: ~55)
+    assert kept <= 4 * 6, kept
+    assert theirs > 5 * kept, (kept, theirs)
+
+
+def test_either_storage_reads_what_the_other_wrote(tmp_path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    with instance_on(home, KeptEngineSqliteStorage) as instance:
+        assert type(instance.run_storage).__name__ == "KeptEngineRunStorage"
+        dg.materialize([numbers], instance=instance)
+    with instance_on(home, DagsterSqliteStorage) as instance:
+        assert len(instance.get_runs()) == 1
+        dg.materialize([numbers], instance=instance)
+    with instance_on(home, KeptEngineSqliteStorage) as instance:
+        assert len(instance.get_runs()) == 2
+        records = instance.fetch_materializations(dg.AssetKey("numbers"), limit=10).records
+        assert [r.asset_materialization.metadata["rows"].value for r in records] == [3, 3]
+        check = instance.event_log_storage.get_latest_asset_check_execution_by_key(
+            [dg.AssetCheckKey(dg.AssetKey("numbers"), "has_rows")]
+        )
+        assert len(check) == 1
+
+
+def write_table(path: Path, value: str) -> None:
+    with sqlite3.connect(path) as con:
+        con.execute("create table t (v text)")
+        con.execute("insert into t values (?)", (value,))
+
+
+def test_a_file_replaced_under_a_held_connection_is_opened_again(tmp_path) -> None:
+    engines = EngineCache()
+    path = tmp_path / "runs.db"
+    write_table(path, "before")
+    url = f"sqlite:///{path}"
+    with engines.engine(url).connect() as conn:
+        assert conn.execute(text("select v from t")).scalar() == "before"
+    replacement = tmp_path / "new.db"
+    write_table(replacement, "after")
+    os.replace(replacement, path)  # as a data folder wiped and rebuilt while `make ui` runs
+    with engines.engine(url).connect() as conn:
+        assert conn.execute(text("select v from t")).scalar() == "after"
+    engines.dispose()
+
+
+def test_the_least_recently_used_engine_goes_beyond_the_limit(tmp_path) -> None:
+    engines = EngineCache(size=2)
+    urls = [f"sqlite:///{tmp_path / name}.db" for name in "abc"]
+    a, b = engines.engine(urls[0]), engines.engine(urls[1])
+    assert engines.engine(urls[0]) is a  # a is now the most recently used
+    engines.engine(urls[2])
+    assert engines.engine(urls[0]) is a and engines.engine(urls[1]) is not b
+    engines.dispose()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX")
+def test_a_forked_child_builds_its_own_engines(tmp_path) -> None:
+    engines = EngineCache()
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    parent = engines.engine(url)
+    with parent.connect() as conn:
+        conn.execute(text("create table t (v int)"))
+        conn.commit()
+    pid = os.fork()
+    if pid == 0:  # the child: a new engine, and the parent's left open
+        child = engines.engine(url)
+        ok = child is not parent and parent.pool.checkedin() == 1
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    with parent.connect() as conn:  # the parent's connection still works
+        assert conn.execute(text("select count(*) from t")).scalar() == 0
+    engines.dispose()
+
+
+def test_the_demo_opens_a_default_home_with_kept_engines_and_leaves_other_storage(
+    tmp_path,
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    shutil.copy(SHIPPED, home / "dagster.yaml")  # what `make demo` puts there
+    with kept_engine_instance(home) as instance:
+        assert type(instance.event_log_storage).__name__ == "KeptEngineEventLogStorage"
+        assert dg.materialize([numbers], instance=instance).success
+    assert (home / "history" / "runs.db").is_file()  # where Dagster's own storage keeps them
+    with dg.DagsterInstance.from_config(str(home)) as instance:  # as `make ui` opens it
+        assert type(instance.run_storage).__name__ == "SqliteRunStorage"
+        assert len(instance.get_runs()) == 1
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "dagster.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "run_storage": {
+                    "module": "dagster._core.storage.runs",
+                    "class": "SqliteRunStorage",
+                    "config": {"base_dir": str(other)},
+                }
+            }
+        )
+    )  # fmt: skip: a storage of the user's choosing (here: Dagster's older, one per kind)
+    with kept_engine_instance(other) as instance:
+        assert type(instance.run_storage).__name__ == "SqliteRunStorage"
