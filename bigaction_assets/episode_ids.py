@@ -1,5 +1,5 @@
-"""Episode ids repeated anywhere in the `episodes` table, found in bounded memory and without
-reading every partition again at each step.
+"""Episode ids repeated anywhere in the `episodes` table (and the benchmark snapshot's steps
+anywhere in it), found in bounded memory and without reading every partition again at each step.
 
 A group-by over the whole table held every id in DuckDB's hash table: past ~600,000 episodes
 it ran out of the lake's query memory, and each partition's step read every partition again
@@ -22,6 +22,7 @@ import logging
 import os
 import uuid
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,16 +32,38 @@ import pyarrow as pa
 
 from bigaction_assets.lake import FileVersion, Lake, read_file_columns, table_file_versions
 
-GROUP, ASSET = "standardized", "episodes"
 log = logging.getLogger(__name__)
 HASHING = f"polars {pl.__version__} hash seed 0"
 """Polars keeps its hash stable within a version only: a cached array is valid for this one."""
+
+
+@dataclass(frozen=True)
+class KeyedTable:
+    """A lake table whose `key` columns hold each value once across all its partitions; each
+    row's `dataset` column names the landing dataset it came from."""
+
+    group: str
+    asset: str
+    key: tuple[str, ...]
+
+
+EPISODES = KeyedTable("standardized", "episodes", ("episode_id",))
+SNAPSHOT_STEPS = KeyedTable("benchmark", "benchmark_snapshot", ("episode_id", "step"))
 
 
 def id_hashes(ids: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """Each id's 64-bit hash (a null id hashes like any other value, and is confirmed alike)."""
     series = pl.Series(ids)
     return series.hash(seed=0).to_numpy().astype(np.uint64)
+
+
+def key_hashes(table: pa.Table) -> np.ndarray:
+    """Each row's 64-bit hash of its key columns (one column: `id_hashes`, as cached before)."""
+    if table.num_columns == 1:
+        return id_hashes(table.column(0))
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return frame.hash_rows(seed=0).to_numpy().astype(np.uint64)
 
 
 class HashCache:
@@ -88,18 +111,26 @@ def repeated_episode_ids(
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """The first `limit` episode ids (by id; all with None) found more than once in
     `episodes`, each with its number of copies and the datasets that hold them; and how much
-    was read for it:
-    `partitions`, `partitions_read` (their ids read now, not taken from the cache),
-    `partitions_confirmed` (read again to name repeats)."""
+    was read for it (`repeated_keys`)."""
+    return repeated_keys(lake, EPISODES, cache, limit)
+
+
+def repeated_keys(
+    lake: Lake, table: KeyedTable, cache: Path | None = None, limit: int | None = 20
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The first `limit` keys of `table` (in key order; all with None) found more than once,
+    each with its number of copies and the datasets that hold them; and how much was read
+    for it: `partitions`, `partitions_read` (their keys read now, not taken from the cache),
+    `partitions_confirmed` (read again to name repeats). `cache` holds one table's arrays."""
     store = HashCache(cache) if cache is not None else None
-    versions = table_file_versions(lake, GROUP, ASSET)
+    versions = table_file_versions(lake, table.group, table.asset)
     arrays, read = [], 0
     for file, version in versions:
         hashes = store.get(version) if store is not None else None
         if hashes is None:
             try:
-                hashes = id_hashes(read_file_columns(lake, file, ["episode_id"]).column(0))
-            except FileNotFoundError:  # deleted since the listing (an erasure): no ids now
+                hashes = key_hashes(read_file_columns(lake, file, list(table.key)))
+            except FileNotFoundError:  # deleted since the listing (an erasure): no keys now
                 hashes = np.empty(0, dtype=np.uint64)
             else:
                 read += 1
@@ -111,7 +142,7 @@ def repeated_episode_ids(
     suspects = _repeated_hashes(arrays)
     holders = [file for (file, _), hashes in zip(versions, arrays, strict=True)
                if suspects.size and np.isin(hashes, suspects).any()]  # fmt: skip
-    offenders = _confirmed(lake, holders, suspects)
+    offenders = _confirmed(lake, table.key, holders, suspects)
     tally = {"partitions": len(versions), "partitions_read": read,
              "partitions_confirmed": len(holders)}  # fmt: skip
     return offenders[:limit], tally
@@ -124,20 +155,27 @@ def _repeated_hashes(arrays: list[np.ndarray]) -> np.ndarray:
     return np.unique(every[1:][every[1:] == every[:-1]])
 
 
-def _confirmed(lake: Lake, holders: list[Any], suspects: np.ndarray) -> list[dict[str, Any]]:
-    """The suspects' rows read back from the partitions holding them, grouped by the id itself."""
-    datasets: dict[Any, list[str]] = defaultdict(list)
+def _confirmed(
+    lake: Lake, key: tuple[str, ...], holders: list[Any], suspects: np.ndarray
+) -> list[dict[str, Any]]:
+    """The suspects' rows read back from the partitions holding them, grouped by the key itself."""
+    datasets: dict[tuple[Any, ...], list[str]] = defaultdict(list)
     for file in holders:
         try:
-            table = read_file_columns(lake, file, ["episode_id", "dataset"])
+            table = read_file_columns(lake, file, [*key, "dataset"])
         except FileNotFoundError:  # deleted since the listing
             continue
-        picked = table.filter(pa.array(np.isin(id_hashes(table.column(0)), suspects)))
-        for episode_id, dataset in zip(*picked.to_pydict().values(), strict=True):
-            datasets[episode_id].append(dataset)
+        keys = table.select(list(key))
+        picked = table.filter(pa.array(np.isin(key_hashes(keys), suspects)))
+        for *values, dataset in zip(*picked.to_pydict().values(), strict=True):
+            datasets[tuple(values)].append(dataset)
     repeated = [
-        {"episode_id": episode_id, "copies": len(found), "datasets": found}
-        for episode_id, found in datasets.items()
+        {**dict(zip(key, values, strict=True)), "copies": len(found), "datasets": found}
+        for values, found in datasets.items()
         if len(found) > 1
     ]
-    return sorted(repeated, key=lambda row: (row["episode_id"] is None, row["episode_id"] or ""))
+    return sorted(repeated, key=lambda row: tuple(_sortable(row[c]) for c in key))
+
+
+def _sortable(value: Any) -> tuple[bool, Any]:
+    return (True, "") if value is None else (False, value)  # nulls last

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 
 import dagster as dg
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -108,3 +109,30 @@ def test_rerun_gives_the_same_bytes_and_other_config_makes_predictions_stale(bui
     assert {len(c) for c in pq.read_table(path)["candidates"].to_pylist()} <= {4}
     scores = pq.read_table(lake.table("benchmark", "eval_results", "mind2web.train_demo"))
     assert set(scores["status"].to_pylist()) == {"stale"}
+
+
+def test_a_step_repeated_in_another_partition_fails_the_gate_and_targets_are_checked_per_partition(
+    built,
+):
+    """A copy of mind2web's snapshot rows under another partition, their targets emptied: the
+    steps gate (across partitions) names the repeats; the targets gate checks the partition the
+    run builds, so the-wave's run does not answer for the copy's targets."""
+    lake, _, run = built
+    rows = pq.read_table(lake.table("benchmark", "benchmark_snapshot", DATASETS[0]))
+    emptied = pa.array([[] for _ in range(rows.num_rows)], rows.schema.field("target_ids").type)
+    copy = rows.set_column(rows.schema.get_field_index("target_ids"), "target_ids", emptied)
+    pq.write_table(copy, lake.table("benchmark", "benchmark_snapshot", "mind2web.copy"))
+
+    result = run("the_wave.test_demo", selection=BENCHMARK)
+    checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
+    assert checks["targets_among_choices"].passed
+    repeats = checks["snapshot_steps_unique"]
+    assert not repeats.passed
+    offenders = repeats.metadata["offenders"].value
+    assert len(offenders) == min(rows.num_rows, 20)
+    assert offenders[0]["datasets"] == [DATASETS[0], DATASETS[0]]  # the copy keeps its column
+    assert repeats.metadata["partitions"].value == 3
+
+    result = run("mind2web.train_demo", selection=BENCHMARK)  # its own partition, not the copy
+    checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
+    assert checks["targets_among_choices"]

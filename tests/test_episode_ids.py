@@ -13,7 +13,7 @@ import pytest
 from s3_server import s3_server
 
 from bigaction_assets import episode_ids, lake
-from bigaction_assets.episode_ids import repeated_episode_ids
+from bigaction_assets.episode_ids import SNAPSHOT_STEPS, repeated_episode_ids, repeated_keys
 from bigaction_assets.lakefs import LakeRoot, parse_lake
 
 
@@ -137,3 +137,39 @@ def test_a_cache_that_cannot_be_written_is_reported_and_the_gate_still_answers(
         offenders, _ = repeated_episode_ids(three, cache=blocked / "cache")
     assert [o["episode_id"] for o in offenders] == ["a/3"]
     assert "not kept" in caplog.text
+
+
+def write_steps(root: lake.Lake, partition: str, steps: list[tuple[str, int]]) -> None:
+    rows = pl.DataFrame(
+        {"episode_id": [e for e, _ in steps], "step": [s for _, s in steps],
+         "dataset": [partition] * len(steps)},
+        schema_overrides={"step": pl.Int32},
+    )  # fmt: skip
+    lake.write_partition(root, "benchmark", "benchmark_snapshot", partition, rows)
+
+
+def test_snapshot_steps_repeat_as_pairs_not_as_episodes(tmp_path: Path) -> None:
+    """An episode's several steps are no repeat; the same (episode, step) twice is, in one
+    partition or across two, step 0 among them."""
+    root = tmp_path / "lake"
+    write_steps(root, "mind2web.a", [("e/1", 0), ("e/1", 1), ("e/2", 0)])
+    write_steps(root, "mind2web.b", [("f/1", 0), ("f/1", 1)])
+    assert repeated_keys(root, SNAPSHOT_STEPS)[0] == []
+    write_steps(root, "mind2web.b", [("f/1", 0), ("e/1", 0), ("f/1", 3), ("f/1", 3)])
+    offenders, tally = repeated_keys(root, SNAPSHOT_STEPS)
+    assert offenders == [
+        {"episode_id": "e/1", "step": 0, "copies": 2, "datasets": ["mind2web.a", "mind2web.b"]},
+        {"episode_id": "f/1", "step": 3, "copies": 2, "datasets": ["mind2web.b", "mind2web.b"]},
+    ]
+    assert tally == {"partitions": 2, "partitions_read": 2, "partitions_confirmed": 2}
+
+
+def test_pairs_that_only_share_a_hash_are_no_repeat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "lake"
+    write_steps(root, "mind2web.a", [("e/1", 0), ("e/1", 1)])
+    write_steps(root, "mind2web.b", [("e/1", 2)])
+    monkeypatch.setattr(episode_ids, "key_hashes", lambda keys: np.zeros(len(keys), np.uint64))
+    offenders, tally = repeated_keys(root, SNAPSHOT_STEPS)
+    assert offenders == [] and tally["partitions_confirmed"] == 2

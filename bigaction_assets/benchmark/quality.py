@@ -1,4 +1,5 @@
-"""Table-wide properties of the benchmark snapshot, as DuckDB queries returning offenders."""
+"""Properties of the benchmark snapshot, as DuckDB queries returning offenders (its repeated
+steps: `episode_ids.repeated_keys`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ GROUP = "benchmark"
 
 
 def misplaced_targets(
-    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20
+    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20, partition: str | None = None
 ) -> list[dict[str, Any]]:
     """Steps posable in text whose choices hold no target or several; steps that are not whose
     choices hold one (a step lacking only its screenshot is posed in full)."""
@@ -22,20 +23,7 @@ def misplaced_targets(
         f"""
         select episode_id, step, text_only_valid,
                len(list_intersect(candidate_ids, target_ids)) as targets_among_choices
-        from {relation(lake, "benchmark_snapshot", GROUP)}
+        from {relation(lake, "benchmark_snapshot", GROUP, partition)}
         where len(list_intersect(candidate_ids, target_ids)) <> text_only_valid::int
         order by 1, 2 limit {limit}""",
-    )
-
-
-def repeated_steps(
-    con: duckdb.DuckDBPyConnection, lake: Path, limit: int = 20
-) -> list[dict[str, Any]]:
-    """Steps that appear more than once across the snapshot's partitions."""
-    return _rows(
-        con,
-        f"""
-        select episode_id, step, count(*) as copies
-        from {relation(lake, "benchmark_snapshot", GROUP)}
-        group by 1, 2 having count(*) > 1 order by 1, 2 limit {limit}""",
     )

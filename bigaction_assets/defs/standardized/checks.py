@@ -1,41 +1,28 @@
 """Quality gates on the standardized tables; the blocking ones stop bad data flowing on."""
 
-import hashlib
-from pathlib import Path
-
 import dagster as dg
 
 from bigaction_assets import quality
-from bigaction_assets.defs.gates import PER_PARTITION_NOTE, blocking_lake_check, offenders_result
+from bigaction_assets.defs.gates import (
+    PER_PARTITION_NOTE,
+    blocking_lake_check,
+    offenders_result,
+    unique_keys_check,
+)
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
-from bigaction_assets.episode_ids import repeated_episode_ids
+from bigaction_assets.episode_ids import EPISODES
 from bigaction_assets.images.verify import undecodable_images, unresolved_image_shas
 from bigaction_assets.row_counts import RowCounts
 
-
-@dg.asset_check(
-    asset="episodes",
-    name="episode_ids_unique",
-    blocking=True,
-    description="Every episode_id appears once across all datasets.",
+episode_ids_unique = unique_keys_check(
+    "episodes",
+    "episode_ids_unique",
+    EPISODES,
+    "episode-id-hashes",
+    "duplicated episode ids",
+    "Every episode_id appears once across all datasets.",
 )
-def episode_ids_unique(
-    context: dg.AssetCheckExecutionContext, lake: LakeResource
-) -> dg.AssetCheckResult:
-    """Across every partition; each machine keeps the partitions' id hashes by file version
-    (`episode_ids.py`), so a step reads the ids of what changed, not of the whole table."""
-    cache = lake.caches / "episode-id-hashes" / _lake_name(lake)
-    offenders, tally = repeated_episode_ids(lake.store, cache=cache, limit=None)
-    return offenders_result(offenders, "duplicated episode ids", metadata=tally)
-
-
-def _lake_name(lake: LakeResource) -> str:
-    """A folder name for the lake a cache describes (one data folder may serve several)."""
-    where = lake.lake_uri or str(Path(lake.data_dir).resolve() / "lake")
-    return hashlib.sha256(where.encode()).hexdigest()[:16]
-
-
 event_episodes_exist = blocking_lake_check(
     "events",
     "event_episodes_exist",
