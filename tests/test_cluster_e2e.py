@@ -153,9 +153,10 @@ def test_postgres_away_past_its_retries_fails_the_step_clearly_and_the_cluster_r
     run_id = cluster.submit_raw_records("adp.big")
     wait_for_step_start(instance, run_id, "raw_records", TIMEOUT)
     backing.stop_postgres(layout)  # dagster-postgres retries a connection for ~6 s
-    # away long enough that the step ends while it is (its end events then meet it): with 12 s
-    # a slow step could end after the database was back and the run passed, under load
-    time.sleep(40)
+    # away until the step has ended while it is (its end events meet it and give up): a fixed
+    # 12 s was too short for a slow step under load (it ended after the database was back and
+    # the run passed), and a fixed 40 s waited for nothing most of the time
+    wait_for(lambda: gave_up(layout), TIMEOUT, "the step giving up on the database")
     backing.start_postgres(layout, cluster.state)
     run = wait_for_run(instance, run_id, TIMEOUT)
     assert run.status == dg.DagsterRunStatus.FAILURE
@@ -169,6 +170,16 @@ def test_postgres_away_past_its_retries_fails_the_step_clearly_and_the_cluster_r
     rerun = wait_for_run(instance, rerun_id, TIMEOUT)
     assert rerun.status == dg.DagsterRunStatus.SUCCESS, run_failure(instance, rerun_id)
     assert partitions_readable(cluster.lake)["raw/raw_records/adp.big.parquet"] == records
+
+
+def gave_up(layout) -> bool:
+    """Whether a worker's log says its step gave up reaching PostgreSQL (the daemon gives up on
+    its own loops sooner, while the step may still be running)."""
+    logs = [layout.logs / f"{name}.log" for name in processes.worker_names()]
+    return any(DB_GAVE_UP in log.read_text(errors="replace") for log in logs if log.exists())
+
+
+DB_GAVE_UP = "too many retries for DB connection"
 
 
 def healthy(cluster: Cluster) -> bool:
