@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import dagster as dg
@@ -174,3 +176,41 @@ def test_the_demo_opens_a_default_home_with_kept_engines_and_leaves_other_storag
     )  # fmt: skip: a storage of the user's choosing (here: Dagster's older, one per kind)
     with kept_engine_instance(other) as instance:
         assert type(instance.run_storage).__name__ == "SqliteRunStorage"
+
+
+WRITER = """
+import sys
+from pathlib import Path
+import dagster as dg
+from bigaction_assets.instance_storage import kept_engine_instance
+
+@dg.asset
+def numbers() -> None: ...
+
+with kept_engine_instance(Path(sys.argv[1])) as instance:
+    for _ in range(int(sys.argv[2])):
+        assert dg.materialize([numbers], instance=instance).success
+"""
+
+
+def test_two_processes_write_one_home_at_once_and_lose_no_run(tmp_path) -> None:
+    """`make demo` beside `make ui`'s processes: each holds its connections, none locks the
+    others out (Dagster's own storage reads what both wrote)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    shutil.copy(SHIPPED, home / "dagster.yaml")
+    with kept_engine_instance(home):  # the files made once, as `make demo` does before its runs
+        pass
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(home), "6"], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        for _ in range(2)
+    ]  # fmt: skip
+    outputs = [writer.communicate(timeout=240)[0].decode() for writer in writers]
+    assert [writer.returncode for writer in writers] == [0, 0], outputs[0][-2000:]
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        runs = instance.get_runs()
+        assert len(runs) == 12
+        assert all(run.status == dg.DagsterRunStatus.SUCCESS for run in runs)
+        assert len(instance.fetch_materializations(dg.AssetKey("numbers"), limit=20).records) == 12
