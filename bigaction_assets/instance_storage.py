@@ -51,8 +51,8 @@ from sqlalchemy.engine import Connection
 
 ENGINES_KEPT = 32
 """Engines held per process, one per database file; the least recently used beyond is closed.
-A run's events have a file of their own, so a webserver that reads many runs would otherwise
-hold a connection to each."""
+A run's events have a file of their own, so a process that opens many runs would otherwise hold
+a connection to each."""
 DAGSTER_SQLITE_STORAGE = ("dagster._core.storage.sqlite_storage", "DagsterSqliteStorage")
 
 

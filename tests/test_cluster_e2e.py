@@ -36,7 +36,7 @@ from cluster_watch import (
 
 from bigaction_assets.cluster import backing, compare, processes
 from bigaction_assets.cluster.graphql import GraphQLError, daemons_healthy
-from bigaction_assets.cluster.layout import INSTANCE_SETTINGS
+from bigaction_assets.cluster.layout import INSTANCE_SETTINGS, ClusterLayout
 
 pytestmark = pytest.mark.e2e
 BIG_COPIES = 1200  # x5 episodes, ~25 MB: a raw_records step of seconds, long enough to break
@@ -172,7 +172,7 @@ def test_postgres_away_past_its_retries_fails_the_step_clearly_and_the_cluster_r
     assert partitions_readable(cluster.lake)["raw/raw_records/adp.big.parquet"] == records
 
 
-def gave_up(layout) -> bool:
+def gave_up(layout: ClusterLayout) -> bool:
     """Whether a worker's log says its step gave up reaching PostgreSQL (the daemon gives up on
     its own loops sooner, while the step may still be running)."""
     logs = [layout.logs / f"{name}.log" for name in processes.worker_names()]

@@ -36,15 +36,20 @@ def raise_interrupt() -> None:
     raise Interrupted("terminated")
 
 
-def test_an_interrupt_in_a_callback_stops_the_jobs() -> None:
-    started: list[int] = []
+def run_guarded(jobs) -> None:
+    """The jobs two at a time under `propagating_interrupts`, as `llm.session.run_calls` runs
+    its calls."""
 
     async def main() -> None:
-        jobs = jobs_that_interrupt_from_a_callback(started, at=5)
         await propagating_interrupts(run_jobs(jobs, concurrency=2))
 
+    asyncio.run(main())
+
+
+def test_an_interrupt_in_a_callback_stops_the_jobs() -> None:
+    started: list[int] = []
     with pytest.raises(Interrupted):
-        asyncio.run(main())
+        run_guarded(jobs_that_interrupt_from_a_callback(started, at=5))
     assert max(started) <= 7, started  # the jobs in flight when it came, and nothing after
 
 
@@ -120,13 +125,8 @@ def jobs_that_signal_from_a_finalizer(started: list[int], at: int):
 
 def test_a_signal_that_lands_in_a_finalizer_stops_the_jobs(interrupting_sigterm) -> None:
     started: list[int] = []
-
-    async def main() -> None:
-        jobs = jobs_that_signal_from_a_finalizer(started, at=5)
-        await propagating_interrupts(run_jobs(jobs, concurrency=2))
-
     with pytest.raises(Interrupted):
-        asyncio.run(main())
+        run_guarded(jobs_that_signal_from_a_finalizer(started, at=5))
     assert interrupting_sigterm == [signal.SIGTERM]
     assert max(started) <= 7, started
     assert signal.getsignal(signal.SIGTERM) is not None
@@ -169,13 +169,8 @@ def test_a_handler_that_holds_the_interrupt_back_runs_and_the_jobs_go_on() -> No
     noted: list[int] = []
     previous = signal.signal(signal.SIGTERM, lambda signo, _frame: noted.append(signo))
     started: list[int] = []
-
-    async def main() -> None:
-        jobs = jobs_that_signal_from_a_finalizer(started, at=5)
-        await propagating_interrupts(run_jobs(jobs, concurrency=2))
-
     try:
-        asyncio.run(main())
+        run_guarded(jobs_that_signal_from_a_finalizer(started, at=5))
     finally:
         signal.signal(signal.SIGTERM, previous)
     assert len(started) == 100 and noted == [signal.SIGTERM]
