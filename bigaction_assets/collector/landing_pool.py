@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -21,6 +20,7 @@ from datetime import UTC, datetime
 
 from starlette.concurrency import run_in_threadpool
 
+from bigaction_assets.clean_spawn import clean_spawn_context
 from bigaction_assets.collector.batch_keys import BatchKeys
 from bigaction_assets.collector.lander import (
     MAX_BODY_BYTES,
@@ -84,7 +84,8 @@ class LandingPool:
     def _new_pool(self, workers: int) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
             workers,
-            mp_context=multiprocessing.get_context("spawn"),  # no forked server threads
+            # spawned (no forked server threads), without the server's main module
+            mp_context=clean_spawn_context(),
             initializer=_start_worker,
             initargs=(self.settings,),
         )

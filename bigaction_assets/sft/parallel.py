@@ -12,7 +12,6 @@ most a few chunks are in flight, so memory stays flat.
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -23,6 +22,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from bigaction_assets.clean_spawn import clean_spawn_context
 from bigaction_assets.gc_pause import collection_paused
 from bigaction_assets.sft.episode_chunks import Episode, EpisodeChunk
 from bigaction_assets.sft.examples import EpisodeSkipped, ExampleSettings, episode_examples
@@ -133,11 +133,11 @@ def render_chunks(
         return
     source = iter(chunks)
     # spawn, not fork: the caller may be a Dagster process with threads running (and forks of
-    # multiprocessing's fork server, preloaded, rendered ~60% slower per chunk: measured)
-    context = multiprocessing.get_context("spawn")
+    # multiprocessing's fork server, preloaded, rendered ~60% slower per chunk: measured); and
+    # not from the caller's main module, which is Dagster's CLI in a run (`clean_spawn`)
     with (
         scratch_folder() as scratch,
-        ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool,
+        ProcessPoolExecutor(max_workers=workers, mp_context=clean_spawn_context()) as pool,
     ):
         pending: deque[Future[ChunkOutcome]] = deque()
         numbers = itertools.count()
