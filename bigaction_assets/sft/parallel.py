@@ -34,6 +34,7 @@ from bigaction_assets.sft.handoff import (
     take_chunk,
     take_table,
 )
+from bigaction_assets.tokens import fast_encoding
 
 CHUNKS_IN_FLIGHT_PER_WORKER = 2
 # Below this many episodes, starting worker processes costs more than it saves (measured:
@@ -137,8 +138,14 @@ def render_chunks(
     # not from the caller's main module, which is Dagster's CLI in a run (`clean_spawn`)
     with (
         scratch_folder() as scratch,
-        ProcessPoolExecutor(max_workers=workers, mp_context=clean_spawn_context()) as pool,
+        ProcessPoolExecutor(
+            max_workers=workers, mp_context=clean_spawn_context(), initializer=fast_encoding
+        ) as pool,
     ):
+        # A pool starts a process per task submitted while none is idle: start them all now,
+        # so they import and load the tokenizer while this process reads the first chunks.
+        for _ in range(workers):
+            pool.submit(int)
         pending: deque[Future[ChunkOutcome]] = deque()
         numbers = itertools.count()
         while True:
