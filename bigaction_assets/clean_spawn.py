@@ -9,7 +9,8 @@ and 12.2-12.5 CPU s, against 5.1-5.4 s and 9.0-9.5 when its main imported nothin
 
 Which main a child imports is decided from `sys.modules["__main__"]` while the child is being
 launched (`multiprocessing.spawn.get_preparation_data`), so for exactly that moment a bare
-module stands in for it; the parent's own main is back before the launch returns.
+module stands in for it; the parent's own main is back before the launch returns. So a pool on
+this context must send only what importable modules define: nothing of the main module's own.
 """
 
 from __future__ import annotations
