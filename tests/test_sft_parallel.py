@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from concurrent.futures import ProcessPoolExecutor
 
 import pyarrow as pa
 import pytest
 from bundled import bundled_episodes
 
+from bigaction_assets.clean_spawn import clean_spawn_context
 from bigaction_assets.schemas import ValueNotStorable, arrow_schema, validated_table
 from bigaction_assets.schemas.sft import SftExampleSchema
 from bigaction_assets.sft import handoff, parallel
@@ -20,6 +22,7 @@ from bigaction_assets.sft.parallel import (
     render_chunks,
     worker_count,
 )
+from bigaction_assets.sft.worker_start import start_worker
 
 SCHEMA = arrow_schema(SftExampleSchema)
 
@@ -102,3 +105,44 @@ def test_the_caller_works_once_while_the_workers_start():
     assert calls == [1] and first.episodes == 2
     assert [o.episodes for o in outcomes] == [2, 2]
     assert calls == [1]
+
+
+HEAVY_IN_WORKER = (
+    "sorted(m for m in ('pandas', 'pandera', 'polars', 'duckdb', 'dagster') "
+    "if m in __import__('sys').modules)"
+)
+
+
+def modules_after_rendering(initializer) -> list[str]:
+    """The heavy modules a clean worker holds once it has rendered a chunk and built its table."""
+    [chunk] = chunks_of(bundled_episodes()[:2], 2)
+    with ProcessPoolExecutor(1, mp_context=clean_spawn_context(), initializer=initializer) as pool:
+        outcome = pool.submit(render_chunk, chunk, ExampleSettings(), SCHEMA).result()
+        assert outcome.table is not None and outcome.table.num_rows >= 1
+        return pool.submit(eval, HEAVY_IN_WORKER).result()
+
+
+def test_a_worker_renders_without_importing_pandas():
+    """pyarrow imports pandas the first time it converts a list (~0.45 s a worker)."""
+    assert modules_after_rendering(start_worker) == []
+
+
+def test_without_the_refusal_building_a_table_imports_pandas():
+    """The cost `start_worker` removes, and that pandas is still installed for the other stages."""
+    assert modules_after_rendering(None) == ["pandas"]
+
+
+def test_the_refusal_is_as_if_the_module_were_not_installed():
+    code = (
+        "import sys\n"
+        "from bigaction_assets.sft.worker_start import RefuseImports\n"
+        "sys.meta_path.insert(0, RefuseImports(['pandas']))\n"
+        "import pyarrow as pa\n"
+        "assert pa.array(['a', None]).to_pylist() == ['a', None]\n"
+        "try:\n"
+        "    import pandas.core\n"
+        "except ModuleNotFoundError as exc:\n"
+        "    print(exc.name)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "pandas"  # the package is refused before its submodule

@@ -34,7 +34,7 @@ from bigaction_assets.sft.handoff import (
     take_chunk,
     take_table,
 )
-from bigaction_assets.tokens import fast_encoding
+from bigaction_assets.sft.worker_start import start_worker
 
 CHUNKS_IN_FLIGHT_PER_WORKER = 2
 # Below this many episodes, starting worker processes costs more than it saves (measured:
@@ -139,11 +139,12 @@ def render_chunks(
     with (
         scratch_folder() as scratch,
         ProcessPoolExecutor(
-            max_workers=workers, mp_context=clean_spawn_context(), initializer=fast_encoding
+            max_workers=workers, mp_context=clean_spawn_context(), initializer=start_worker
         ) as pool,
     ):
         # A pool starts a process per task submitted while none is idle: start them all now,
-        # so they import and load the tokenizer while this process reads the first chunks.
+        # so they import and load the tokenizer while this process reads the first chunks
+        # (`worker_start`).
         for _ in range(workers):
             pool.submit(int)
         pending: deque[Future[ChunkOutcome]] = deque()
