@@ -294,10 +294,13 @@ def iter_rows_and_sample(
     def read(parquet: pq.ParquetFile, index: int) -> list[tuple[dict, dict | None]]:
         rows = parquet.read_row_group(index, columns=light).to_pylist()
         picked = [k for k, row in enumerate(rows) if sampled(next(positions), row)]
-        texts = (
-            parquet.read_row_group(index, columns=heavy).take(picked).to_pylist() if picked else []
-        )
-        chosen = dict(zip(picked, texts, strict=True))
+        chosen: dict[int, dict[str, Any]] = {}
+        if picked:
+            # converted where they lie: Arrow's `take` first copied the picked texts into new
+            # arrays, 7x the time of converting them (0.18 s for 43 MB of SFT renderings)
+            table = parquet.read_row_group(index, columns=heavy)
+            columns = [(name, table.column(name)) for name in heavy]
+            chosen = {k: {name: column[k].as_py() for name, column in columns} for k in picked}
         return [(row, chosen.get(k)) for k, row in enumerate(rows)]
 
     for path in _table_files(lake, group, asset, partition):

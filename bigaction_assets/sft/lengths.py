@@ -118,9 +118,15 @@ def length_problem(row: Mapping[str, Any], formats: tuple[str, ...]) -> str | No
     `formats` (a format left null was not made): over its context length, or not the `tokens`
     it claims. None when it is right."""
     made = [name for name in formats if row.get(name) is not None]
+    return parsed_length_problem(row, {name: orjson.loads(row[name]) for name in made})
+
+
+def parsed_length_problem(row: Mapping[str, Any], renderings: Mapping[str, Example]) -> str | None:
+    """`length_problem` of renderings already parsed (format name -> example), for a check
+    that also validates them: the JSON is parsed once for both."""
     image_tokens = row.get("image_tokens")
     image_tokens = IMAGE_TOKENS if image_tokens is None else image_tokens
-    counted = example_tokens({name: orjson.loads(row[name]) for name in made}, image_tokens)
+    counted = example_tokens(renderings, image_tokens)
     if counted > row["context_tokens"]:
         return f"{counted} tokens, over its context of {row['context_tokens']}"
     if counted != row["tokens"]:

@@ -11,8 +11,8 @@ from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import iter_rows_and_sample
 from bigaction_assets.schemas.sft import SFT_FORMATS
-from bigaction_assets.sft.lengths import length_problem, should_recount
-from bigaction_assets.sft.validate import example_problems
+from bigaction_assets.sft.lengths import parsed_length_problem, should_recount
+from bigaction_assets.sft.validate import parsed_renderings, rendering_problems
 
 GROUP = "sft"
 
@@ -78,18 +78,20 @@ def examples_read_back(
     light = ["example_id", "tokens", "context_tokens", "content_sha", "image_tokens"]
     too_long, refused, recounted, validated = [], [], 0, 0
     for row, texts in _rows_and_sample(context, lake, light):
+        # each stored rendering parsed once, for the recount and the consumers' rules alike
+        parsed = None if texts is None else parsed_renderings(texts)
         problem = None
         if row["tokens"] > row["context_tokens"]:
             problem = f"{row['tokens']} tokens, over its context of {row['context_tokens']}"
-        elif texts is not None:
+        elif parsed is not None:
             recounted += 1
-            problem = length_problem({**row, **texts}, SFT_FORMATS)
+            problem = parsed_length_problem(row, parsed)
         if problem:
             too_long.append({"example_id": row["example_id"], "problem": problem})
-        if texts is None:
+        if parsed is None:
             continue
         validated += 1
-        problems = example_problems(texts)
+        problems = rendering_problems(parsed)
         if problems:
             refused.append({"example_id": row["example_id"], "problems": problems[:3]})
     yield offenders_result(
