@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -13,9 +14,10 @@ from bundled import bundled_episodes
 from bigaction_assets.clean_spawn import clean_spawn_context
 from bigaction_assets.schemas import ValueNotStorable, arrow_schema, validated_table
 from bigaction_assets.schemas.sft import SftExampleSchema
-from bigaction_assets.sft import handoff, parallel
+from bigaction_assets.sft import handoff, observations, parallel
 from bigaction_assets.sft.episode_chunks import EpisodeChunk
-from bigaction_assets.sft.examples import ExampleSettings
+from bigaction_assets.sft.examples import EpisodeSkipped, ExampleSettings, episode_examples
+from bigaction_assets.sft.observations import observations_ahead
 from bigaction_assets.sft.parallel import (
     PARALLEL_FROM_EPISODES,
     render_chunk,
@@ -146,3 +148,41 @@ def test_the_refusal_is_as_if_the_module_were_not_installed():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "pandas"  # the package is refused before its submodule
+
+
+def test_a_chunk_renders_the_rows_each_episode_renders_alone():
+    """Observations made ahead for the chunk (`observations_ahead`) change no byte: cut pages
+    (a small budget), windows and skipped episodes included."""
+    samples = bundled_episodes()
+    settings = ExampleSettings(max_tokens=2048, observation_tokens=256)
+    [chunk] = chunks_of(samples, len(samples))
+    outcome = render_chunk(chunk, settings, SCHEMA)
+    alone, skipped = [], []
+    for record, events, pages in chunk.episode_rows():
+        try:
+            alone += episode_examples(record, events, pages, settings)
+        except EpisodeSkipped as skip:
+            skipped.append((record["episode_id"], skip.reason))
+    assert outcome.table is not None and outcome.table.num_rows == len(alone) > 0
+    assert outcome.table.equals(pa.Table.from_pylist(alone, schema=SCHEMA))
+    assert [(e, s.reason) for e, s in outcome.skipped] == skipped
+
+
+def test_the_episodes_read_their_observations_from_what_was_made_ahead(monkeypatch):
+    samples = bundled_episodes()
+    settings = ExampleSettings(observation_tokens=256)
+    episodes = list(chunks_of(samples, len(samples))[0].episode_rows())
+    fitted: list[str] = []
+    real_fit = observations.fit_to_tokens
+    monkeypatch.setattr(
+        observations, "fit_to_tokens", lambda *a: fitted.append(a[0]) or real_fit(*a)
+    )
+    shown = observations_ahead(((ev, pages) for _, ev, pages in episodes), 256)
+    made_ahead = len(fitted)
+    assert made_ahead == len(shown) > 100
+    fitted.clear()
+    for record, events, pages in episodes:
+        with contextlib.suppress(EpisodeSkipped):
+            episode_examples(record, events, pages, settings, shown)
+    # only an opening agent message that states the task is shown without being made ahead
+    assert len(fitted) <= len(episodes) and len(fitted) < made_ahead / 10

@@ -215,9 +215,7 @@ def build_conversation(
     episode_id = str(episode["episode_id"])
     task = str(episode.get("task") or "").strip()
     ordered = sorted(events, key=lambda event: int(event["idx"]))
-    agent_actions = [
-        e for e in ordered if e["kind"] in ACTION_KINDS and e.get("actor", "agent") == "agent"
-    ]
+    agent_actions = [e for e in ordered if is_agent_action(e)]
     if agent_actions and agent_actions[0] is ordered[0] and _states_task(ordered[0], task):
         agent_actions.pop(0)  # shown as the user's words below, like any observation
     action_ids = {id(action) for action in agent_actions}
@@ -267,6 +265,11 @@ def build_conversation(
         turns.insert(0, Turn("user", task))
     calls = [(call.name, call.arguments) for turn in turns for call in turn.tool_calls]
     return Conversation(episode_id, system_prompt, tools_for_calls(calls), turns)
+
+
+def is_agent_action(event: Event) -> bool:
+    """Whether an event is the agent's action (a call), not something it is shown."""
+    return event["kind"] in ACTION_KINDS and event.get("actor", "agent") == "agent"
 
 
 def _states_task(event: Event, task: str) -> bool:

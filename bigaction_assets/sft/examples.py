@@ -20,7 +20,7 @@ from bigaction_assets.sft.conversation import (
 from bigaction_assets.sft.counting import conversation_tokens
 from bigaction_assets.sft.formats import SFT_FORMATS, THOUGHT_KINDS
 from bigaction_assets.sft.images import IMAGE_TOKENS, SHAREGPT_PLACEHOLDER, run_images
-from bigaction_assets.sft.observations import make_observation_renderer
+from bigaction_assets.sft.observations import make_observation_renderer, shown_ahead
 from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_blocks import text_problems, unwritable
 from bigaction_assets.sft.openhands_format import render_openhands
@@ -178,9 +178,11 @@ def episode_examples(
     events: list[Mapping[str, Any]],
     pages: Mapping[str, str],
     settings: ExampleSettings,
+    shown: Mapping[int, str] | None = None,
 ) -> list[dict[str, Any]]:
     """One `sft_examples` row per window of the episode, rendered in every format (each
-    rendering as JSON in UTF-8 bytes) and checked against its consumer's rules.
+    rendering as JSON in UTF-8 bytes) and checked against its consumer's rules. `shown`: its
+    observations' texts made ahead (`observations_ahead`); the same rows with or without.
 
     Raises:
         EpisodeSkipped: the episode is marked `train_on: false`, opens with an action and has
@@ -191,6 +193,8 @@ def episode_examples(
     if details.get("train_on") is False:  # e.g. benchmark data whose actions people rejected
         raise EpisodeSkipped(NOT_FOR_TRAINING, str(details.get("why") or "marked train_on false"))
     render = make_observation_renderer(pages, settings.observation_tokens, settings.representation)
+    if shown:  # observations rendered ahead for a chunk of episodes (`observations_ahead`)
+        render = shown_ahead(shown, render)
     try:
         conversation = build_conversation(
             episode, events, render_observation=render, images=settings.images

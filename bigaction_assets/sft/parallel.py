@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,6 +34,7 @@ from bigaction_assets.sft.handoff import (
     take_chunk,
     take_table,
 )
+from bigaction_assets.sft.observations import observations_ahead
 from bigaction_assets.sft.worker_start import start_worker
 
 CHUNKS_IN_FLIGHT_PER_WORKER = 2
@@ -68,12 +69,15 @@ class ChunkOutcome:
     """Where a worker put `table` for the calling process to map (`handoff`)."""
 
 
-def render_episode(episode: Episode, settings: ExampleSettings) -> Outcome:
+def render_episode(
+    episode: Episode, settings: ExampleSettings, shown: Mapping[int, str] | None = None
+) -> Outcome:
     record, events, pages = episode
     try:
-        return Outcome(record["episode_id"], episode_examples(record, events, pages, settings))
+        rows = episode_examples(record, events, pages, settings, shown)
     except EpisodeSkipped as skip:
         return Outcome(record["episode_id"], [], skip)
+    return Outcome(record["episode_id"], rows)
 
 
 def render_chunk(chunk: EpisodeChunk, settings: ExampleSettings, schema: pa.Schema) -> ChunkOutcome:
@@ -81,8 +85,14 @@ def render_chunk(chunk: EpisodeChunk, settings: ExampleSettings, schema: pa.Sche
     rows: list[dict[str, Any]] = []
     skipped: list[tuple[str, EpisodeSkipped]] = []
     with collection_paused():  # events, turns and rows are acyclic: refcounting frees them
-        for episode in chunk.episode_rows():
-            outcome = render_episode(episode, settings)
+        episodes = list(chunk.episode_rows())
+        shown = observations_ahead(
+            ((events, pages) for _, events, pages in episodes),
+            settings.observation_tokens,
+            settings.representation,
+        )
+        for episode in episodes:
+            outcome = render_episode(episode, settings, shown)
             rows += outcome.rows
             if outcome.skipped is not None:
                 skipped.append((outcome.episode_id, outcome.skipped))
