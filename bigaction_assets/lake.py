@@ -24,6 +24,7 @@ from bigaction_assets.lake_writer import (
     PartitionWriter,
 )
 from bigaction_assets.lakefs import ChangedWhileRead, LakeRoot
+from bigaction_assets.read_ahead import read_ahead
 
 if TYPE_CHECKING:
     from bigaction_assets.row_counts import RowCounts
@@ -304,7 +305,9 @@ def iter_rows_and_sample(
         return [(row, chosen.get(k)) for k, row in enumerate(rows)]
 
     for path in _table_files(lake, group, asset, partition):
-        for pairs in _row_groups(lake, path, read):
+        # the next row group is read (decompressed, the sample converted) while the caller
+        # checks this one's sample
+        for pairs in read_ahead(_row_groups(lake, path, read)):
             yield from pairs
 
 
