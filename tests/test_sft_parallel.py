@@ -15,6 +15,7 @@ from bigaction_assets.clean_spawn import clean_spawn_context
 from bigaction_assets.schemas import ValueNotStorable, arrow_schema, validated_table
 from bigaction_assets.schemas.sft import SftExampleSchema
 from bigaction_assets.sft import handoff, observations, parallel
+from bigaction_assets.sft.conversation import is_agent_action
 from bigaction_assets.sft.episode_chunks import EpisodeChunk
 from bigaction_assets.sft.examples import EpisodeSkipped, ExampleSettings, episode_examples
 from bigaction_assets.sft.observations import observations_ahead
@@ -186,3 +187,23 @@ def test_the_episodes_read_their_observations_from_what_was_made_ahead(monkeypat
             episode_examples(record, events, pages, settings, shown)
     # only an opening agent message that states the task is shown without being made ahead
     assert len(fitted) <= len(episodes) and len(fitted) < made_ahead / 10
+
+
+def test_an_observation_that_cannot_be_made_ahead_is_left_to_its_episode(monkeypatch):
+    """Made ahead, an error would stop the chunk where the episode's own rendering would have
+    failed alone (or skipped the episode before it got there): it is left for that instead."""
+    episodes = list(chunks_of(bundled_episodes()[:3], 3)[0].episode_rows())
+    real_fit = observations.fit_to_tokens
+    failed: list[str] = []
+
+    def fit(text: str, budget: int) -> str:
+        if not failed:
+            failed.append(text)
+            raise RuntimeError("cannot show this one")
+        return real_fit(text, budget)
+
+    monkeypatch.setattr(observations, "fit_to_tokens", fit)
+    shown = observations_ahead(((ev, pages) for _, ev, pages in episodes), 256)
+    shown_events = [e for _, ev, _ in episodes for e in ev if not is_agent_action(e)]
+    assert failed and len(shown) == len(shown_events) - 1
+    assert id(shown_events[0]) not in shown

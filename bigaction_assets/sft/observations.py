@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
@@ -105,7 +106,11 @@ def observations_ahead(
     for events, pages in episodes:
         render = make_observation_renderer(pages, budget_tokens, representation)
         for event in events:
-            if not is_agent_action(event):
+            if is_agent_action(event):
+                continue
+            # an event that cannot be shown is left to the episode's own rendering: it fails
+            # there as it did before, or the episode is skipped before it gets there
+            with contextlib.suppress(Exception):
                 shown[id(event)] = render(event)
     return shown
 
