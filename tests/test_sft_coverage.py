@@ -25,7 +25,7 @@ from bigaction_assets.sft.examples import (
 )
 from bigaction_assets.sft.formats import SFT_FORMATS
 from bigaction_assets.sft.llama_factory import openai_rules, sharegpt_rules
-from bigaction_assets.sft.validate import example_problems
+from bigaction_assets.sft.validate import parsed_renderings, rendering_problems
 from bigaction_assets.sources.adp import ADAPTER as ADP
 
 SHARED_ADP = SHARED_DATA / "adp"
@@ -64,7 +64,7 @@ def coverage(episodes: tuple[Episode, ...]) -> tuple[list[dict[str, Any]], Count
         assert rows
         for row in rows:
             assert all(row[name] is not None for name in SFT_FORMATS)
-            assert example_problems({name: row[name] for name in SFT_FORMATS}) == []
+            assert rendering_problems(parsed_renderings({n: row[n] for n in SFT_FORMATS})) == []
             examples.append({name: orjson.loads(row[name]) for name in SFT_FORMATS})
     return examples, skipped, kept
 

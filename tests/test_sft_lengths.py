@@ -17,6 +17,7 @@ from bigaction_assets.sft.lengths import (
     sharegpt_tokens,
     should_recount,
 )
+from bigaction_assets.sft.validate import parsed_renderings
 from bigaction_assets.tokens import count_tokens_uncached as tokens
 
 TOOLS = [{"type": "function", "function": {"name": "click", "description": "Click."}}]
@@ -107,9 +108,13 @@ def row(tokens_stored: int, context: int) -> dict:
 def test_length_problem_finds_overruns_and_miscounts():
     formats = ("openai", "openhands")
     right = openai_tokens(OPENAI)
-    assert length_problem(row(right, right), formats) is None
-    assert "over its context" in length_problem(row(right, right - 1), formats)
-    assert "stored" in length_problem(row(right - 5, 10_000), formats)
+
+    def problem(stored: dict) -> str | None:
+        return length_problem(stored, parsed_renderings({k: stored[k] for k in formats}))
+
+    assert problem(row(right, right)) is None
+    assert "over its context" in problem(row(right, right - 1))
+    assert "stored" in problem(row(right - 5, 10_000))
 
 
 def test_checks_recount_small_partitions_whole_and_sample_large_ones():

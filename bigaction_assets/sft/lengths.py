@@ -113,17 +113,10 @@ def should_recount(position: int, content_sha: str) -> bool:
     return position < RECOUNT_FIRST or int(content_sha[:8], 16) % RECOUNT_ONE_IN == 0
 
 
-def length_problem(row: Mapping[str, Any], formats: tuple[str, ...]) -> str | None:
-    """What is wrong with a stored example's length, counted again from its renderings in
-    `formats` (a format left null was not made): over its context length, or not the `tokens`
-    it claims. None when it is right."""
-    made = [name for name in formats if row.get(name) is not None]
-    return parsed_length_problem(row, {name: orjson.loads(row[name]) for name in made})
-
-
-def parsed_length_problem(row: Mapping[str, Any], renderings: Mapping[str, Example]) -> str | None:
-    """`length_problem` of renderings already parsed (format name -> example), for a check
-    that also validates them: the JSON is parsed once for both."""
+def length_problem(row: Mapping[str, Any], renderings: Mapping[str, Example]) -> str | None:
+    """What is wrong with a stored example's length, counted again from its parsed renderings
+    (format name -> example; a format left null was not made and is not among them): over its
+    context length, or not the `tokens` it claims. None when it is right."""
     image_tokens = row.get("image_tokens")
     image_tokens = IMAGE_TOKENS if image_tokens is None else image_tokens
     counted = example_tokens(renderings, image_tokens)

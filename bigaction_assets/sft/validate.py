@@ -154,12 +154,6 @@ def rendering_problems(
     ]
 
 
-def example_problems(renderings: dict[str, str | bytes]) -> list[str]:
-    """Problems of one example's stored renderings (format name -> JSON text; None for a
-    format that was not made)."""
-    return rendering_problems(parsed_renderings(renderings))
-
-
 def parsed_renderings(renderings: Mapping[str, str | bytes | None]) -> dict[str, dict[str, Any]]:
     """Stored renderings (format name -> JSON text, None for a format not made) parsed."""
     return {name: orjson.loads(text) for name, text in renderings.items() if text is not None}

@@ -11,7 +11,7 @@ from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import iter_rows_and_sample
 from bigaction_assets.schemas.sft import SFT_FORMATS
-from bigaction_assets.sft.lengths import parsed_length_problem, should_recount
+from bigaction_assets.sft.lengths import length_problem, should_recount
 from bigaction_assets.sft.validate import parsed_renderings, rendering_problems
 
 GROUP = "sft"
@@ -85,7 +85,7 @@ def examples_read_back(
             problem = f"{row['tokens']} tokens, over its context of {row['context_tokens']}"
         elif parsed is not None:
             recounted += 1
-            problem = parsed_length_problem(row, parsed)
+            problem = length_problem(row, parsed)
         if problem:
             too_long.append({"example_id": row["example_id"], "problem": problem})
         if parsed is None:
