@@ -7,6 +7,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bigaction_assets import tokens
+from bigaction_assets.sft import observations
 from bigaction_assets.sft.conversation import render_observation
 from bigaction_assets.sft.observations import make_observation_renderer
 from bigaction_assets.tokens import count_tokens
@@ -62,3 +64,48 @@ def test_never_over_budget(text, budget, kind):
     rendered = render(event)
     assert count_tokens(rendered) <= budget
     assert render(event) == rendered  # deterministic
+
+
+def test_a_long_text_that_fits_comes_back_whole():
+    # more characters per token than a cut is tried first for: it is walked and kept whole
+    text = ("word" + " " * 40 + "\n") * 50
+    assert len(text) > observations.CUT_FIRST_CHARACTERS_PER_TOKEN * 300
+    assert count_tokens(text) <= 300
+    assert observations.fit_to_tokens(text, 300) == text
+
+
+def test_a_long_text_over_its_budget_is_never_counted_whole(monkeypatch):
+    text = "".join(f"    line {n}: value = compute({n}, {n * 7})\n" for n in range(5_000))
+    counted: list[int] = []
+    real_count = tokens.count_tokens
+
+    def count(piece: str) -> int:
+        counted.append(len(piece))
+        return real_count(piece)
+
+    monkeypatch.setattr(observations, "count_tokens", count)
+    monkeypatch.setattr(tokens, "count_tokens", count)
+    cut = observations.fit_to_tokens(text, 256)
+    assert cut.endswith("[... truncated to 256 tokens ...]")
+    assert real_count(cut) <= 256
+    assert max(counted) < len(text) // 10  # the head was counted, not the whole 230 KB file
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    line=st.text(min_size=1, max_size=40),
+    repeats=st.integers(min_value=1, max_value=400),
+    budget=st.integers(min_value=1, max_value=200),
+)
+def test_a_cut_tried_first_gives_what_counting_whole_first_gives(line, repeats, budget):
+    text = (line + "\n") * repeats
+    observations._cuts.clear()
+    cut_first = observations.fit_to_tokens(text, budget)
+    observations._cuts.clear()
+    held = observations.CUT_FIRST_CHARACTERS_PER_TOKEN
+    observations.CUT_FIRST_CHARACTERS_PER_TOKEN = 10**9  # as before: every text counted whole
+    try:
+        assert observations.fit_to_tokens(text, budget) == cut_first
+    finally:
+        observations.CUT_FIRST_CHARACTERS_PER_TOKEN = held
+        observations._cuts.clear()

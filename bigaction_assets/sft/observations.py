@@ -21,6 +21,11 @@ _WHITESPACE = re.compile(r"\s+")
 
 # Texts counted whole before a cut is tried: counting is cheap, and most observations fit.
 COUNT_WHOLE_CHARACTERS = 262_144
+# Unless they hold this many characters per token of the budget: cl100k_base takes ~4 per token
+# on code and pages, so such a text is all but sure not to fit, and the cut, which counts its
+# head alone, says so for less (a file listing of 100 KB cut to 2,048 tokens: ~8 KB counted,
+# not 100). Either way the result is the same: the cut gives back a text that fits, whole.
+CUT_FIRST_CHARACTERS_PER_TOKEN = 4
 # A page shown again (the next step, a failed action) is cut once; memory stays bounded.
 _CUTS_REMEMBERED = 4_096
 _cuts: dict[tuple[str, int], str] = {}
@@ -29,7 +34,8 @@ _cuts: dict[tuple[str, int], str] = {}
 def fit_to_tokens(text: str, budget_tokens: int) -> str:
     """`text` within `budget_tokens`: cut with the visible truncation marker, or, when even the
     marker does not fit, cut bare (a tiny budget must still be honoured)."""
-    if len(text) <= COUNT_WHOLE_CHARACTERS and count_tokens(text) <= budget_tokens:
+    counted_whole = min(COUNT_WHOLE_CHARACTERS, CUT_FIRST_CHARACTERS_PER_TOKEN * budget_tokens)
+    if len(text) <= counted_whole and count_tokens(text) <= budget_tokens:
         return text
     known = _cuts.get((text, budget_tokens))
     if known is not None:
