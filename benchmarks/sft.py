@@ -211,6 +211,10 @@ def _run(command: list[str]) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _firsts(items: list[int]) -> Iterator[tuple[bool, int]]:
+    return ((number == 0, item) for number, item in enumerate(items))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -229,6 +233,17 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=HERE / "out" / "sft")
     parser.add_argument(
         "--formats", default="all", help="comma-separated SFT formats to render (default: all)"
+    )
+    parser.add_argument(
+        "--adp-checkout",
+        type=Path,
+        help="a checkout of neulab/agent-data-protocol: time its SFT converter on the same file",
+    )
+    parser.add_argument(
+        "--adp-python", type=Path, help="the Python that has the converter's dependencies"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="runs of each setting (and of ADP's), in turn"
     )
     parser.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -254,8 +269,20 @@ def main() -> None:
         command = [sys.executable, __file__, "--child", str(landing), str(work / "data")]
         # ingest in its own process, so the peak RSS reported is the SFT step's alone
         ingest = _run([*command, "ingest", "1", key, "all"])
-        for workers in args.workers:
+        reference = None
+        if args.adp_checkout and args.source == "adp":
+            from adp_converter import ReferenceRuns
+
+            reference = ReferenceRuns(args.adp_checkout, args.adp_python, args.dataset, work)
+            reference.start_up()
+        ours: list[dict[str, Any]] = []
+        # each round: the converter, then our stage at each worker setting, in turn
+        settings = [(w, first) for _ in range(args.rounds) for first, w in _firsts(args.workers)]
+        for workers, first_of_round in settings:
+            if reference and first_of_round:
+                reference.run(landing_file)
             r = _run([*command, "sft", str(workers), key, args.formats])
+            ours.append(r)
             cpu = r["cpu"]  # per core: CPU seconds of the stage's process and its workers
             tiktoken = yardstick["tiktoken_cpu"] if yardstick else float("nan")
             quick = yardstick["quicktok_cpu"] if yardstick else float("nan")
@@ -268,6 +295,8 @@ def main() -> None:
                 f"{ingest['cpu']:.1f}",
             )  # fmt: skip
             print(" | ".join(str(f) for f in figures), flush=True)
+        if reference:
+            reference.print_side_by_side(episodes, ours)
         # the files are the same bytes for any worker setting: written once, from the last
         f = _run([*command, "files", "0", key, "all"])
         figures = (
