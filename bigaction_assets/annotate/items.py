@@ -15,7 +15,6 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -23,22 +22,14 @@ import orjson
 from bigaction_assets.annotate.labels import PROACTIVE_TURN, WEB_STEP
 from bigaction_assets.dom.render import render
 from bigaction_assets.dom.tree import clean_page
-from bigaction_assets.lake import Lake, table_dir, table_files
+from bigaction_assets.lake import Lake
 from bigaction_assets.reward.judgements import PROPOSE, observations_of, proposed_tasks
-from bigaction_assets.sft.inputs import iter_episodes
+from bigaction_assets.sft.inputs import iter_episodes, standardized_datasets
 from bigaction_assets.shard_keys import dataset_of
 
 ACTION_KINDS = ("api_action", "code_action", "message_action")
 PAGE_CHARS = 200_000  # what an annotator can take in; the render says where it was cut
 ACTION_CHARS = 400
-
-
-def standardized_datasets(lake: Lake) -> list[str]:
-    if not isinstance(lake, Path):
-        files = table_files(lake, "standardized", "episodes")
-        return sorted(str(f).rsplit("/", 1)[-1].removesuffix(".parquet") for f in files)
-    folder = table_dir(lake, "standardized", "episodes")
-    return sorted(p.stem for p in folder.glob("*.parquet")) if folder.is_dir() else []
 
 
 def action_text(event: Mapping[str, Any]) -> str:

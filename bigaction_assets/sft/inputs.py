@@ -1,8 +1,10 @@
-"""Reading one dataset's standardized episodes back from the lake, a chunk at a time."""
+"""Reading standardized episodes back from the lake: which datasets it holds, and one dataset's
+episodes a chunk at a time."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
@@ -17,6 +19,8 @@ from bigaction_assets.lake import (
     partition_file,
     query_connection,
     read_arrow,
+    table_dir,
+    table_files,
 )
 from bigaction_assets.sft.episode_chunks import (
     Episode,
@@ -27,7 +31,14 @@ from bigaction_assets.sft.episode_chunks import (
 from bigaction_assets.sft.pages import PageReader
 from bigaction_assets.thoughts.merge import generated_thoughts, has_thoughts
 
-__all__ = ["Episode", "EpisodeChunk", "EventsOutOfOrder", "iter_chunks", "iter_episodes"]
+__all__ = [
+    "Episode",
+    "EpisodeChunk",
+    "EventsOutOfOrder",
+    "iter_chunks",
+    "iter_episodes",
+    "standardized_datasets",
+]
 
 EPISODES_PER_BATCH = 256
 # Pages of a batch are held in memory together; raw pages run to megabytes, so a batch also
@@ -39,6 +50,15 @@ PAGES_PER_BATCH = 64
 # (as unbounded, for 200 MB less peak memory).
 EVENTS_PER_CHUNK = 8_192
 GROUP = "standardized"
+
+
+def standardized_datasets(lake: Lake) -> list[str]:
+    """The partition keys of the `episodes` table, sorted: every dataset (or shard) standardized."""
+    if not isinstance(lake, Path):
+        files = table_files(lake, GROUP, "episodes")
+        return sorted(str(f).rsplit("/", 1)[-1].removesuffix(".parquet") for f in files)
+    folder = table_dir(lake, GROUP, "episodes")
+    return sorted(p.stem for p in folder.glob("*.parquet")) if folder.is_dir() else []
 
 
 def image_names(lake: Lake, key: str) -> dict[str, str]:
