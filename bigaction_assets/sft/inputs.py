@@ -29,7 +29,7 @@ from bigaction_assets.sft.episode_chunks import (
     EventsOutOfOrder,
 )
 from bigaction_assets.sft.pages import PageReader
-from bigaction_assets.thoughts.merge import generated_thoughts, has_thoughts
+from bigaction_assets.thought_table import generated_thoughts, has_thoughts
 
 __all__ = [
     "Episode",

@@ -1,4 +1,5 @@
-"""Generated thoughts for SFT's reader: recorded thoughts first, generated ones second."""
+"""Reading the `thoughts` table back (written by thoughts/, read by SFT's episode reader):
+whether a dataset has one, and the thoughts it generated for some episodes' actions."""
 
 from __future__ import annotations
 
