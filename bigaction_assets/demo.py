@@ -63,8 +63,8 @@ def land_telemetry(paths: Paths) -> dict[str, Path]:
     BIGACTION_PSEUDONYM_KEY is set) without the senders who asked to be forgotten; batches
     already landed with the same bytes stay as they are. Returns every landed batch by id."""
     from bigaction_assets.privacy.pseudonyms import Pseudonymizer
-    from bigaction_assets.telemetry.landing import batch_files
     from bigaction_assets.telemetry.sample import land_sample
+    from bigaction_assets.telemetry_batches import batch_files
 
     # the register of forgotten senders is read where the lake is (on a store, in the store)
     forgotten = forgotten_pseudonyms(lake_of(paths), paths.landing)

@@ -18,8 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from telemetry_strategies import BATCHES, JSONISH, encode
 
-from bigaction_assets.telemetry.landing import batch_files
 from bigaction_assets.telemetry.raw import read_batch
+from bigaction_assets.telemetry_batches import batch_files
 
 CONTENT_TYPES = st.sampled_from([
     "application/json", "application/json; charset=utf-8", "APPLICATION/JSON",

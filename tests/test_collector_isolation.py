@@ -20,7 +20,7 @@ import pytest
 from collector_server import post, running_collector
 from crashing_lander import CRASH, CRASH_ONCE_AFTER_LANDING, CrashingLander
 
-from bigaction_assets.telemetry.landing import batch_files
+from bigaction_assets.telemetry_batches import batch_files
 
 CLIENTS, BATCHES = 8, 3
 

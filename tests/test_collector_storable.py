@@ -33,8 +33,8 @@ from bigaction_assets.schemas.standardized import (
 )
 from bigaction_assets.schemas.telemetry import RawTelemetrySchema
 from bigaction_assets.sources.telemetry import ADAPTER
-from bigaction_assets.telemetry.landing import batch_day, batch_files, batch_path
 from bigaction_assets.telemetry.raw import read_batch
+from bigaction_assets.telemetry_batches import batch_day, batch_files, batch_path
 
 DAY_BUILD = dg.AssetSelection.assets("raw_records") | dg.AssetSelection.groups("standardized")
 TABLES = {"episodes": EpisodeSchema, "events": EventSchema, "dom_snapshots": DomSnapshotSchema,

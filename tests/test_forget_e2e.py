@@ -24,7 +24,7 @@ from bigaction_assets.privacy.erasure import Forgotten
 from bigaction_assets.privacy.pseudonyms import DEV_KEY, Pseudonymizer
 from bigaction_assets.privacy.register import files_offenders
 from bigaction_assets.rerun.fingerprint import file_states
-from bigaction_assets.telemetry.landing import batch_files, episode_id
+from bigaction_assets.telemetry_batches import batch_files, episode_id
 
 pytestmark = pytest.mark.e2e
 

@@ -19,8 +19,8 @@ from bigaction_assets.privacy.pseudonyms import DEV_KEY, Pseudonymizer
 from bigaction_assets.privacy.withhold import SenderFilter
 from bigaction_assets.rerun.inputs import dataset_roots
 from bigaction_assets.sources.telemetry import ADAPTER as TELEMETRY
-from bigaction_assets.telemetry.landing import batch_files
 from bigaction_assets.telemetry.sample import land_sample
+from bigaction_assets.telemetry_batches import batch_files
 
 DEV = Pseudonymizer(DEV_KEY.encode("utf-8"), dev=True)
 ANA = DEV.user("ana.garcia@example.org")  # 3 steps of the sample, in 2 of its 8 batches

@@ -15,8 +15,8 @@ from bigaction_assets.privacy.forget import record_request
 from bigaction_assets.privacy.pseudonyms import DEV_KEY, Pseudonymizer
 from bigaction_assets.privacy.register import table_offenders
 from bigaction_assets.privacy.withhold import WITHHELD
-from bigaction_assets.telemetry.landing import batch_files
 from bigaction_assets.telemetry.sample import land_sample
+from bigaction_assets.telemetry_batches import batch_files
 
 DEV = Pseudonymizer(DEV_KEY.encode("utf-8"), dev=True)
 ANA = DEV.user("ana.garcia@example.org")  # 3 of the sample's 9 stored steps

@@ -29,8 +29,8 @@ from bigaction_assets.privacy.forget import record_request
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
 from bigaction_assets.privacy.withhold import WITHHELD
 from bigaction_assets.staging_area import ObjectStaging
-from bigaction_assets.telemetry.landing import batch_files
 from bigaction_assets.telemetry.sample import land_sample
+from bigaction_assets.telemetry_batches import batch_files
 
 KEY = "mind2web.train_demo"
 RAW = dg.AssetSelection.assets("raw_records")

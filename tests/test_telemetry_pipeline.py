@@ -23,8 +23,8 @@ from bigaction_assets.defs.release.push import revision_asset
 from bigaction_assets.defs.resources import HubResource
 from bigaction_assets.privacy.forget import record_request
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
-from bigaction_assets.telemetry.landing import batch_files
 from bigaction_assets.telemetry.sample import SAMPLE, land_sample
+from bigaction_assets.telemetry_batches import batch_files
 
 DAY = "telemetry.2025-05-14"
 DAY_BUILD = dg.AssetSelection.assets(

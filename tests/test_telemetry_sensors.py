@@ -16,7 +16,7 @@ from bigaction_assets.defs.telemetry.sensors import (
 from bigaction_assets.privacy.forget import record_request
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
 from bigaction_assets.telemetry.intake import land_records
-from bigaction_assets.telemetry.landing import new_batch_id
+from bigaction_assets.telemetry_batches import new_batch_id
 
 PSEUDONYMS = Pseudonymizer(b"sensor-test-key-0123456789")
 DAY = "telemetry.2025-05-14"

@@ -14,8 +14,8 @@ from bigaction_assets.defs.resources import LLMResource
 from bigaction_assets.llm.forget import subjects_present
 from bigaction_assets.privacy.forget import record_request
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
-from bigaction_assets.telemetry.landing import batch_files
 from bigaction_assets.telemetry.sample import land_sample
+from bigaction_assets.telemetry_batches import batch_files
 
 DAY = "telemetry.2025-05-14"
 DAY_BUILD = dg.AssetSelection.assets("raw_records", "thoughts") | dg.AssetSelection.groups(

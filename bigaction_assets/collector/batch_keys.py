@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from bigaction_assets.durable import write_durably
-from bigaction_assets.telemetry.landing import telemetry_dir
+from bigaction_assets.telemetry_batches import telemetry_dir
 
 KEYS_DIR = ".batch-keys"
 MAX_KEY_CHARS = 255

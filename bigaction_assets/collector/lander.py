@@ -19,12 +19,13 @@ from typing import Any
 import orjson
 
 from bigaction_assets.collector.batch_keys import BatchKeys, body_digest
+from bigaction_assets.durable import write_durably
 from bigaction_assets.privacy.forget import ForgetRegistry
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
 from bigaction_assets.telemetry.intake import Intake, take_batch
-from bigaction_assets.telemetry.landing import batch_path, new_batch_id, write_durably
 from bigaction_assets.telemetry.storable import batch_failure
 from bigaction_assets.telemetry.validate import MAX_RECORDS, BatchError, check_batch, decode
+from bigaction_assets.telemetry_batches import batch_path, new_batch_id
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 log = logging.getLogger("bigaction.collector")

@@ -31,7 +31,7 @@ from bigaction_assets.collector.lander import (
 )
 from bigaction_assets.durable import remove_orphaned_temps
 from bigaction_assets.privacy.forget import forget_dir
-from bigaction_assets.telemetry.landing import batch_path, new_batch_id, telemetry_dir
+from bigaction_assets.telemetry_batches import batch_path, new_batch_id, telemetry_dir
 
 __all__ = ["MAX_BODY_BYTES", "Answer", "CollectorSettings", "Lander", "LandingPool", "Ticket"]
 log = logging.getLogger("bigaction.collector")

@@ -33,7 +33,7 @@ from bigaction_assets.lake import (
     table_files,
 )
 from bigaction_assets.lakefs import LakeRoot
-from bigaction_assets.telemetry.landing import ADAPTER
+from bigaction_assets.telemetry_batches import ADAPTER
 
 PSEUDONYM_COLUMNS = ("user_pseudonym", "session_pseudonym")
 EPISODE_COLUMN = "episode_id"

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 
 from bigaction_assets.durable import write_durably
-from bigaction_assets.telemetry.landing import batch_day, batch_files, episode_id
+from bigaction_assets.telemetry_batches import batch_day, batch_files, episode_id
 
 
 @dataclass

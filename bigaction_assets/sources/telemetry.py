@@ -10,15 +10,15 @@ from typing import Any
 
 from bigaction_assets.sources.base import ParsedRecord, Rejection, StandardRecord
 from bigaction_assets.sources.jsonstream import RawText, iter_jsonl_records
-from bigaction_assets.telemetry.landing import ADAPTER as ADAPTER_NAME
-from bigaction_assets.telemetry.landing import (
+from bigaction_assets.telemetry.storable import build_episode, run_failures
+from bigaction_assets.telemetry_batches import ADAPTER as ADAPTER_NAME
+from bigaction_assets.telemetry_batches import (
     BATCH_ID,
     DAY_FOLDER,
     SUFFIX,
     batch_day,
     episode_id,
 )
-from bigaction_assets.telemetry.storable import build_episode, run_failures
 
 SOURCE = "telemetry"
 

@@ -10,11 +10,12 @@ from typing import Any
 
 import orjson
 
+from bigaction_assets.durable import write_durably
 from bigaction_assets.privacy.actions import ActionLists
 from bigaction_assets.privacy.levels import action_names, keep
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
 from bigaction_assets.privacy.scrub import Scrubber, keyed_scrubber
-from bigaction_assets.telemetry.landing import batch_path, write_durably
+from bigaction_assets.telemetry_batches import batch_path
 
 
 @dataclass

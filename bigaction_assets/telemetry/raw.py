@@ -15,7 +15,7 @@ from bigaction_assets.lake import Lake
 from bigaction_assets.quality import has_table, relation
 from bigaction_assets.schemas.telemetry import RawTelemetrySchema
 from bigaction_assets.schemas.values import row_problem
-from bigaction_assets.telemetry.landing import batch_day, episode_id
+from bigaction_assets.telemetry_batches import batch_day, episode_id
 
 
 @dataclass

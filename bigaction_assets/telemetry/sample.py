@@ -15,8 +15,8 @@ import orjson
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
 from bigaction_assets.settings import PROJECT_ROOT
 from bigaction_assets.telemetry.intake import land_records
-from bigaction_assets.telemetry.landing import new_batch_id
 from bigaction_assets.telemetry.validate import check_batch
+from bigaction_assets.telemetry_batches import new_batch_id
 
 SAMPLE = PROJECT_ROOT / "samples" / "telemetry" / "client_batches.jsonl"
 

@@ -14,8 +14,8 @@ from bigaction_assets.schemas.telemetry import RawTelemetrySchema
 from bigaction_assets.schemas.values import row_problem
 from bigaction_assets.sources.base import RecordRejected
 from bigaction_assets.telemetry.episodes import run_episode
-from bigaction_assets.telemetry.landing import batch_day
 from bigaction_assets.telemetry.raw import NotAnEnvelope, raw_row
+from bigaction_assets.telemetry_batches import batch_day
 
 
 @dataclass(frozen=True)

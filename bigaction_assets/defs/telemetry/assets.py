@@ -21,8 +21,8 @@ from bigaction_assets.schemas.telemetry import (
     TelemetryReportSchema,
 )
 from bigaction_assets.sink import PendingPartitions
-from bigaction_assets.telemetry.landing import batch_day, batch_files
 from bigaction_assets.telemetry.raw import BatchRead, daily_report, read_batch
+from bigaction_assets.telemetry_batches import batch_day, batch_files
 
 RAW_TELEMETRY_VERSION = "1"
 GROUP = "telemetry"

@@ -8,7 +8,7 @@ from bigaction_assets.defs.jobs import execution_config, telemetry_batches_job, 
 from bigaction_assets.defs.partitions import datasets_partitions, telemetry_batches
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.sources import partition_key
-from bigaction_assets.telemetry.landing import ADAPTER, batch_day, batch_files
+from bigaction_assets.telemetry_batches import ADAPTER, batch_day, batch_files
 
 
 @dg.sensor(

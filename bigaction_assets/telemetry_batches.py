@@ -1,6 +1,7 @@
 """The telemetry landing area: `<landing>/telemetry/<YYYY-MM-DD>/<batch id>.jsonl`, one file per
-accepted batch, written durably (temp file, fsync, rename, fsync of the folder) so a batch the
-collector acknowledged survives a crash, and no reader ever sees half a batch."""
+accepted batch, written durably (`durable.write_durably`: temp file, fsync, rename, fsync of the
+folder) so a batch the collector acknowledged survives a crash, and no reader ever sees half a
+batch; and the episode id of a sender's run on one of those days."""
 
 from __future__ import annotations
 
@@ -8,10 +9,6 @@ import re
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-
-from bigaction_assets.durable import write_durably
-
-__all__ = ["write_durably"]
 
 ADAPTER = "telemetry"
 SUFFIX = ".jsonl"
