@@ -32,14 +32,14 @@ from pathlib import Path
 
 import polars as pl
 
-from bigaction_assets import lake
+from bigaction_assets import lake_writer
 
 PHASE = """
 import json, resource, sys, time
 from pathlib import Path
 from bigaction_assets import quality
 from bigaction_assets.episode_ids import EPISODES, SNAPSHOT_STEPS, repeated_keys
-from bigaction_assets.lake import query_connection
+from bigaction_assets.lake_sql import query_connection
 started, cpu0 = time.perf_counter(), time.process_time()
 root, cache, phase, name = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 table = {"episodes": EPISODES, "snapshot": SNAPSHOT_STEPS}[name]
@@ -70,7 +70,7 @@ def write(root: Path, index: int, ids: list[str], table: str = "episodes") -> No
     name = f"adp.synatra~part-{index:05d}"
     if table == "episodes":
         rows = pl.DataFrame({"episode_id": ids, "dataset": [name] * len(ids)})
-        lake.write_partition(root, "standardized", "episodes", name, rows)
+        lake_writer.write_partition(root, "standardized", "episodes", name, rows)
         return
     rows = pl.DataFrame(  # the n-th "id" is a step of episode n // 8
         {"episode_id": [f"{i.rsplit('/', 1)[0]}/e{int(i.rsplit('/', 1)[1]) // STEPS_PER_EPISODE}"
@@ -79,7 +79,7 @@ def write(root: Path, index: int, ids: list[str], table: str = "episodes") -> No
          "dataset": [name] * len(ids)},
         schema_overrides={"step": pl.Int32},
     )  # fmt: skip
-    lake.write_partition(root, "benchmark", "benchmark_snapshot", name, rows)
+    lake_writer.write_partition(root, "benchmark", "benchmark_snapshot", name, rows)
 
 
 def phase(root: Path, cache: Path, name: str, table: str) -> dict:

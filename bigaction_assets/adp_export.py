@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 import orjson
 
-from bigaction_assets.lake import query_connection
+from bigaction_assets.lake_sql import query_connection
 from bigaction_assets.quality import has_table, relation
 from bigaction_assets.settings import Paths
 from bigaction_assets.sources.adp_codec import export_trajectory

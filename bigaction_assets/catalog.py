@@ -7,7 +7,8 @@ from pathlib import Path
 
 import duckdb
 
-from bigaction_assets.lake import Lake, local_root, register
+from bigaction_assets.lake import Lake, local_root
+from bigaction_assets.lake_sql import register
 from bigaction_assets.lakefs import LakeRoot
 
 

@@ -7,7 +7,8 @@ import os
 
 import duckdb
 
-from bigaction_assets.lake import Lake, register
+from bigaction_assets.lake import Lake
+from bigaction_assets.lake_sql import register
 from bigaction_assets.lakefs import LakeRoot
 from bigaction_assets.rerun.inputs import LLM_SETTINGS
 from bigaction_assets.settings import Paths

@@ -8,10 +8,10 @@ it ran out of the lake's query memory, and each partition's step read every part
 holding a repeated hash are read again, to name the repeats from the ids themselves (two ids
 that merely share a hash are no repeat). With a cache folder, a partition's hashes are kept on
 the local disk by the version of its file (name, size, modification time: what a listing
-gives, as for `lake.table_rows`), so a step reads only the partitions new or rewritten since
+gives, as for `lake_rows.table_rows`), so a step reads only the partitions new or rewritten since
 that machine last looked. (An object store gives modification times to the second: a partition
 rewritten at the same size within the second its hashes were taken would be taken from the
-cache, as its row count would be by `lake.table_rows`.)
+cache, as its row count would be by `lake_rows.table_rows`.)
 """
 
 from __future__ import annotations
@@ -30,7 +30,9 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from bigaction_assets.lake import FileVersion, Lake, read_file_columns, table_file_versions
+from bigaction_assets.lake import Lake
+from bigaction_assets.lake_reader import read_file_columns
+from bigaction_assets.lake_rows import FileVersion, table_file_versions
 
 log = logging.getLogger(__name__)
 HASHING = f"polars {pl.__version__} hash seed 0"

@@ -15,7 +15,8 @@ import pyarrow.compute as pc
 from bigaction_assets.images.events import EventImages
 from bigaction_assets.images.refs import image_files
 from bigaction_assets.images.resolve import ImageResolver
-from bigaction_assets.lake import Lake, iter_partition_batches
+from bigaction_assets.lake import Lake
+from bigaction_assets.lake_reader import iter_partition_batches
 from bigaction_assets.privacy.withhold import SenderFilter
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.schemas.standardized import SCHEMA_VERSION

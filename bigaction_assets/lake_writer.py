@@ -5,6 +5,8 @@ from __future__ import annotations
 import glob
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import polars as pl
@@ -12,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bigaction_assets.durable import HeldFile, remove_abandoned, replace_unless_same
+from bigaction_assets.lake import Lake, local_root, partition_key, partition_path
 from bigaction_assets.lakefs import ABANDONED_AFTER_S, LakeRoot, new_spool
 
 COMPRESSION = "zstd"
@@ -108,3 +111,37 @@ class ObjectPartitionWriter(PartitionWriter):
             return self.root.put_file(self._tmp_path, self.final_key)
         finally:
             self._held.release()
+
+
+def partition_writer(
+    lake: Lake, group: str, asset: str, partition: str, schema: pa.Schema
+) -> PartitionWriter:
+    folder = local_root(lake)
+    if folder is not None:
+        return PartitionWriter(partition_path(folder, group, asset, partition), schema)
+    assert isinstance(lake, LakeRoot)
+    return ObjectPartitionWriter(lake, partition_key(lake, group, asset, partition), schema)
+
+
+@contextmanager
+def open_partition(
+    lake: Lake, group: str, asset: str, partition: str, schema: pa.Schema
+) -> Iterator[PartitionWriter]:
+    """Write a partition atomically: readers see the old file or the whole new one, never half."""
+    writer = partition_writer(lake, group, asset, partition, schema)
+    try:
+        yield writer
+    except BaseException:
+        writer.abort()
+        raise
+    writer.commit()
+
+
+def write_partition(
+    lake: Lake, group: str, asset: str, partition: str, frame: pl.DataFrame
+) -> Path | str:
+    """Replace one partition with a whole frame."""
+    schema = frame.to_arrow().schema
+    with open_partition(lake, group, asset, partition, schema) as writer:
+        writer.write(frame)
+    return writer.final_path

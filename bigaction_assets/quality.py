@@ -12,14 +12,9 @@ from typing import Any
 import duckdb
 
 from bigaction_assets.episode_ids import repeated_episode_ids
-from bigaction_assets.lake import (
-    Lake,
-    file_rows,
-    partition_exists,
-    partition_url,
-    table_dir,
-    table_files,
-)
+from bigaction_assets.lake import Lake, partition_exists, partition_url, table_dir
+from bigaction_assets.lake_reader import table_files
+from bigaction_assets.lake_rows import file_rows
 from bigaction_assets.row_counts import RowCounts
 from bigaction_assets.schemas.standardized import EVENT_ACTORS, EVENT_KINDS
 
@@ -38,7 +33,8 @@ def has_table(lake: Lake, asset: str, group: str = GROUP, partition: str | None 
 def relation(lake: Lake, asset: str, group: str = GROUP, partition: str | None = None) -> str:
     """SQL for all partitions of a table, or for the one named `partition` (a check of one
     partition reads one file, not the whole table: on an object store every file is requests).
-    On an object-store lake the connection must read its URLs (`lake.query_connection(lake)`)."""
+    On an object-store lake the connection must read its URLs
+    (`lake_sql.query_connection(lake)`)."""
     if partition is not None:
         glob = partition_url(lake, group, asset, partition)
     elif isinstance(lake, Path):

@@ -1,7 +1,7 @@
 """Rows of partition file versions, remembered on this machine's disk.
 
 A step reports its table's totals across every partition (`defs/metadata.py`) from the Parquet
-footers. The in-process memo of `lake.table_rows` spares a run of many partitions in one
+footers. The in-process memo of `lake_rows.table_rows` spares a run of many partitions in one
 process; in a cluster every run is a process of its own and starts with it empty, so each step
 read every partition's footer again (on a store, 2-3 requests each: at 1,300 shards, ~3,000 a
 table a step). Here the counts outlive the process, in one SQLite file per machine, by file
@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from contextlib import closing
 from pathlib import Path
 
-from bigaction_assets.lake import FileVersion
+from bigaction_assets.lake_rows import FileVersion
 
 SCHEMA = """
 create table if not exists file_rows (

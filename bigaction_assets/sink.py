@@ -8,7 +8,8 @@ from typing import Any
 import pandera.polars as pa
 import pyarrow
 
-from bigaction_assets.lake import Lake, PartitionWriter, open_partition
+from bigaction_assets.lake import Lake
+from bigaction_assets.lake_writer import PartitionWriter, open_partition
 from bigaction_assets.schemas import arrow_schema, validate_arrow, validated_table
 
 # Bounds on what is held before a flush: rows, and characters of text (pages run to megabytes).

@@ -21,15 +21,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from bigaction_assets.lake import (
-    Lake,
-    ObjectPartitionWriter,
-    PartitionWriter,
-    local_root,
-    partition_key,
-    partition_path,
-    table_dir,
-)
+from bigaction_assets.lake import Lake, local_root, partition_key, partition_path, table_dir
+from bigaction_assets.lake_writer import ObjectPartitionWriter, PartitionWriter
 from bigaction_assets.lakefs import LakeRoot
 
 FOOTER_TAIL = 8  # a Parquet file ends with its footer's length (4 bytes) and `PAR1`

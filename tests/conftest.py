@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from bigaction_assets import ingest, lake
+from bigaction_assets import ingest, lake, lake_writer
 from bigaction_assets.images.resolve import ImageResolver
 from bigaction_assets.schemas import frame
 from bigaction_assets.schemas.images import ImageSchema
@@ -85,7 +85,7 @@ def write_standardized(
     for name, rows in tables.items():
         if rows and name in STANDARDIZED_MODELS:  # tallies are metadata, not a table
             frame_ = frame(STANDARDIZED_MODELS[name], rows)
-            lake.write_partition(lake_root, "standardized", name, partition, frame_)
+            lake_writer.write_partition(lake_root, "standardized", name, partition, frame_)
 
 
 @pytest.fixture

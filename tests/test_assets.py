@@ -18,7 +18,7 @@ import orjson
 import pyarrow.parquet as pq
 import pytest
 
-from bigaction_assets import ingest, lake
+from bigaction_assets import ingest, lake_reader, lake_writer
 from bigaction_assets.definitions import defs
 from bigaction_assets.images.verify import undecodable_images
 from bigaction_assets.rerun.fingerprint import files_fingerprint
@@ -179,7 +179,7 @@ def test_partitions_write_files_metadata_and_pass_checks(run, dagster_lake, inge
         assert first_episode in made["episodes"].metadata["preview"].value
         assert_checks_passed(result, ingest_checks)
 
-    pages = lake.read_partition(
+    pages = lake_reader.read_partition(
         dagster_lake.root, "standardized", "dom_snapshots", "adp.webarena_successful"
     )
     assert pages.height > 0, "webarena_successful carries HTML pages"
@@ -207,7 +207,7 @@ def test_bad_records_become_rejects_and_warn_without_failing(
     assert meta(made["episodes"], "rejects_by_reason") == expected_reasons
     assert meta(made["rejects"], "rejects_by_reason") == expected_reasons
 
-    rejects = lake.read_partition(dagster_lake.root, "standardized", "rejects", "adp.messy")
+    rejects = lake_reader.read_partition(dagster_lake.root, "standardized", "rejects", "adp.messy")
     assert meta(made["rejects"], "dagster/row_count") == rejects.height == 2
     by_reason = {row["reason"]: row for row in rejects.to_dicts()}
     assert set(by_reason) == set(expected_reasons)
@@ -239,7 +239,9 @@ def test_failing_blocking_check_fails_the_run(run, dagster_lake) -> None:
         row.values for row in ingest.standardize(adapter, "synatra", raw) if row.table == "episodes"
     )
     seeded = frame(EpisodeSchema, [{**first, "dataset": "adp.elsewhere"}])
-    lake.write_partition(dagster_lake.root, "standardized", "episodes", "adp.elsewhere", seeded)
+    lake_writer.write_partition(
+        dagster_lake.root, "standardized", "episodes", "adp.elsewhere", seeded
+    )
 
     result = run("adp.synatra")
 

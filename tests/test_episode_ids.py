@@ -12,14 +12,14 @@ import pyarrow as pa
 import pytest
 from s3_server import s3_server
 
-from bigaction_assets import episode_ids, lake
+from bigaction_assets import episode_ids, lake, lake_writer
 from bigaction_assets.episode_ids import SNAPSHOT_STEPS, repeated_episode_ids, repeated_keys
 from bigaction_assets.lakefs import LakeRoot, parse_lake
 
 
 def write(root: lake.Lake, partition: str, ids: list[str | None]) -> None:
     rows = pl.DataFrame({"episode_id": ids, "dataset": [partition] * len(ids)})
-    lake.write_partition(root, "standardized", "episodes", partition, rows)
+    lake_writer.write_partition(root, "standardized", "episodes", partition, rows)
 
 
 @pytest.fixture
@@ -99,7 +99,7 @@ def test_a_cache_file_cut_short_is_read_again(three: Path, tmp_path: Path) -> No
 def test_null_ids_repeat_like_any_other(tmp_path: Path) -> None:
     root = tmp_path / "lake"
     table = pa.table({"episode_id": pa.array([None, "x/1"], pa.string()), "dataset": ["a", "a"]})
-    lake.write_partition(root, "standardized", "episodes", "a", pl.from_arrow(table))
+    lake_writer.write_partition(root, "standardized", "episodes", "a", pl.from_arrow(table))
     write(root, "b", [None])
     [offender] = repeated_episode_ids(root)[0]
     assert offender == {"episode_id": None, "copies": 2, "datasets": ["a", "b"]}
@@ -145,7 +145,7 @@ def write_steps(root: lake.Lake, partition: str, steps: list[tuple[str, int]]) -
          "dataset": [partition] * len(steps)},
         schema_overrides={"step": pl.Int32},
     )  # fmt: skip
-    lake.write_partition(root, "benchmark", "benchmark_snapshot", partition, rows)
+    lake_writer.write_partition(root, "benchmark", "benchmark_snapshot", partition, rows)
 
 
 def test_snapshot_steps_repeat_as_pairs_not_as_episodes(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from bigaction_assets.images.verify import (
     undecodable_images,
     unresolved_image_shas,
 )
-from bigaction_assets.lake import query_connection
+from bigaction_assets.lake_sql import query_connection
 from tests.conftest import write_standardized
 from tests.images import corrupt_body, encoded, png
 

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from bigaction_assets import lake, quality
+from bigaction_assets import lake, lake_reader, lake_rows, lake_writer, quality
 from bigaction_assets.catalog import refresh_catalog
 from bigaction_assets.schemas import arrow_schema, frame
 from bigaction_assets.schemas.standardized import (
@@ -46,7 +46,7 @@ def tmp_files(directory: Path) -> list[Path]:
 
 
 def test_open_partition_writes_zstd_parquet_at_its_path(tmp_lake):
-    with lake.open_partition(tmp_lake, "raw", "things", "adp.one", SCHEMA) as writer:
+    with lake_writer.open_partition(tmp_lake, "raw", "things", "adp.one", SCHEMA) as writer:
         writer.write(numbers(3))
         writer.write(numbers(0))
         writer.write(numbers(2).to_arrow())
@@ -62,37 +62,37 @@ def test_open_partition_writes_zstd_parquet_at_its_path(tmp_lake):
 
 
 def test_writer_reorders_and_casts_columns_to_the_schema(tmp_lake):
-    with lake.open_partition(tmp_lake, "raw", "things", "p", SCHEMA) as writer:
+    with lake_writer.open_partition(tmp_lake, "raw", "things", "p", SCHEMA) as writer:
         writer.write(pl.DataFrame({"name": ["a"], "id": pl.Series([7], dtype=pl.Int32)}))
-    assert lake.read_partition(tmp_lake, "raw", "things", "p").to_dicts() == [
+    assert lake_reader.read_partition(tmp_lake, "raw", "things", "p").to_dicts() == [
         {"id": 7, "name": "a"}
     ]
 
 
 def test_rewriting_replaces_the_partition(tmp_lake):
-    lake.write_partition(tmp_lake, "g", "t", "p", numbers(5))
-    lake.write_partition(tmp_lake, "g", "t", "p", numbers(2, "new"))
-    frame_ = lake.read_partition(tmp_lake, "g", "t", "p")
+    lake_writer.write_partition(tmp_lake, "g", "t", "p", numbers(5))
+    lake_writer.write_partition(tmp_lake, "g", "t", "p", numbers(2, "new"))
+    frame_ = lake_reader.read_partition(tmp_lake, "g", "t", "p")
     assert frame_.height == 2
     assert frame_["name"].to_list() == ["new", "new"]
     assert tmp_files(tmp_lake / "g" / "t") == []
 
 
 def test_failed_write_keeps_the_previous_partition(tmp_lake):
-    lake.write_partition(tmp_lake, "g", "t", "p", numbers(4, "old"))
+    lake_writer.write_partition(tmp_lake, "g", "t", "p", numbers(4, "old"))
     with (
         pytest.raises(RuntimeError, match="boom"),
-        lake.open_partition(tmp_lake, "g", "t", "p", SCHEMA) as writer,
+        lake_writer.open_partition(tmp_lake, "g", "t", "p", SCHEMA) as writer,
     ):
         writer.write(numbers(10, "new"))
         raise RuntimeError("boom")
-    frame_ = lake.read_partition(tmp_lake, "g", "t", "p")
+    frame_ = lake_reader.read_partition(tmp_lake, "g", "t", "p")
     assert frame_["name"].to_list() == ["old"] * 4
     assert tmp_files(tmp_lake / "g" / "t") == []
 
 
 def test_failed_first_write_leaves_nothing(tmp_lake):
-    with pytest.raises(ValueError), lake.open_partition(tmp_lake, "g", "t", "p", SCHEMA):
+    with pytest.raises(ValueError), lake_writer.open_partition(tmp_lake, "g", "t", "p", SCHEMA):
         raise ValueError("no rows for you")
     assert list((tmp_lake / "g" / "t").iterdir()) == []
 
@@ -120,22 +120,22 @@ def killed_writers_temp(final: Path) -> Path:
 def test_what_a_killed_writer_left_goes_when_its_partition_is_written_again(tmp_lake):
     final = lake.partition_path(tmp_lake, "g", "t", "p")
     left = killed_writers_temp(final)
-    lake.write_partition(tmp_lake, "g", "t", "p", numbers(1, "young"))
+    lake_writer.write_partition(tmp_lake, "g", "t", "p", numbers(1, "young"))
     assert left.exists()  # a minute old at most: it may be a writer's not yet locked
     os.utime(left, (time.time() - 120, time.time() - 120))
-    lake.write_partition(tmp_lake, "g", "t", "p", numbers(2, "again"))
+    lake_writer.write_partition(tmp_lake, "g", "t", "p", numbers(2, "again"))
     assert not left.exists() and tmp_files(final.parent) == []
-    assert lake.read_partition(tmp_lake, "g", "t", "p")["name"].to_list() == ["again"] * 2
+    assert lake_reader.read_partition(tmp_lake, "g", "t", "p")["name"].to_list() == ["again"] * 2
 
 
 def test_a_writer_at_work_keeps_its_file_from_another_writer_of_the_partition(tmp_lake):
-    with lake.open_partition(tmp_lake, "g", "t", "p", SCHEMA) as slow:
+    with lake_writer.open_partition(tmp_lake, "g", "t", "p", SCHEMA) as slow:
         slow.write(numbers(3, "slow"))
         [held] = tmp_files(tmp_lake / "g" / "t")
         os.utime(held, (time.time() - 3600, time.time() - 3600))
-        lake.write_partition(tmp_lake, "g", "t", "p", numbers(1, "quick"))
+        lake_writer.write_partition(tmp_lake, "g", "t", "p", numbers(1, "quick"))
         assert held.exists()
-    assert lake.read_partition(tmp_lake, "g", "t", "p")["name"].to_list() == ["slow"] * 3
+    assert lake_reader.read_partition(tmp_lake, "g", "t", "p")["name"].to_list() == ["slow"] * 3
     assert tmp_files(tmp_lake / "g" / "t") == []
 
 
@@ -144,12 +144,12 @@ def test_partition_keys_that_cannot_name_a_file_are_rejected(tmp_lake, partition
     with pytest.raises(ValueError):
         lake.partition_path(tmp_lake, "g", "t", partition)
     with pytest.raises(ValueError):
-        lake.write_partition(tmp_lake, "g", "t", partition, numbers(1))
+        lake_writer.write_partition(tmp_lake, "g", "t", partition, numbers(1))
 
 
 def test_iter_partition_batches_streams_everything(tmp_lake):
-    lake.write_partition(tmp_lake, "g", "t", "p", numbers(10))
-    batches = list(lake.iter_partition_batches(tmp_lake, "g", "t", "p", batch_rows=3))
+    lake_writer.write_partition(tmp_lake, "g", "t", "p", numbers(10))
+    batches = list(lake_reader.iter_partition_batches(tmp_lake, "g", "t", "p", batch_rows=3))
     assert all(batch.num_rows <= 3 for batch in batches)
     assert [row["id"] for b in batches for row in b.to_pylist()] == list(range(10))
 
@@ -159,8 +159,8 @@ def test_iter_partition_batches_streams_everything(tmp_lake):
 
 def test_refresh_catalog_makes_a_view_per_table(tmp_path, tmp_lake):
     catalog = tmp_path / "catalog" / "lake.duckdb"
-    lake.write_partition(tmp_lake, "raw", "alpha", "p1", numbers(3))
-    lake.write_partition(tmp_lake, "standardized", "beta", "p1", numbers(1))
+    lake_writer.write_partition(tmp_lake, "raw", "alpha", "p1", numbers(3))
+    lake_writer.write_partition(tmp_lake, "standardized", "beta", "p1", numbers(1))
     (tmp_lake / "standardized" / "empty").mkdir()
     assert refresh_catalog(tmp_lake, catalog) == ["alpha", "beta"]
     with duckdb.connect(str(catalog)) as con:
@@ -169,7 +169,7 @@ def test_refresh_catalog_makes_a_view_per_table(tmp_path, tmp_lake):
         views = {row[0] for row in con.execute("select view_name from duckdb_views()").fetchall()}
         assert "empty" not in views
     # a new partition shows up in the view without refreshing the catalog
-    lake.write_partition(tmp_lake, "raw", "alpha", "p2", numbers(4))
+    lake_writer.write_partition(tmp_lake, "raw", "alpha", "p2", numbers(4))
     with duckdb.connect(str(catalog)) as con:
         assert con.execute("select count(*) from alpha").fetchone() == (7,)
     # and refreshing twice is harmless
@@ -232,7 +232,7 @@ def page(html_sha: str) -> dict[str, Any]:
 
 def write(lake_root: Path, table: str, rows: list[dict[str, Any]], partition: str = "adp.a"):
     """Write rows as they are, without the contract, so that broken tables can be built."""
-    lake.write_partition(lake_root, "standardized", table, partition, pl.DataFrame(rows))
+    lake_writer.write_partition(lake_root, "standardized", table, partition, pl.DataFrame(rows))
 
 
 @pytest.fixture
@@ -341,7 +341,7 @@ def test_reject_rates_leave_out_empty_files_and_can_take_one_dataset(tmp_lake):
     write(tmp_lake, "rejects", [reject("adp.a")], partition="adp.a")
     write(tmp_lake, "rejects", [reject("adp.b"), reject("adp.b")], partition="adp.b")
     empty = pl.DataFrame([reject("adp.d")]).clear()  # a dataset with nothing rejected
-    lake.write_partition(tmp_lake, "standardized", "rejects", "adp.d", empty)
+    lake_writer.write_partition(tmp_lake, "standardized", "rejects", "adp.d", empty)
     assert quality.reject_rates(tmp_lake) == [
         {"dataset": "adp.a", "kept": 3, "rejected": 1, "reject_rate": 0.25},
         {"dataset": "adp.b", "kept": 0, "rejected": 2, "reject_rate": 1.0},
@@ -415,14 +415,14 @@ def test_other_contracts_reject_bad_values():
 def test_validated_sink_flushes_validated_batches(tmp_lake, monkeypatch):
     monkeypatch.setattr("bigaction_assets.sink.MAX_ROWS", 2)
     schema = arrow_schema(RejectSchema)
-    with lake.open_partition(tmp_lake, "standardized", "rejects", "adp.a", schema) as writer:
+    with lake_writer.open_partition(tmp_lake, "standardized", "rejects", "adp.a", schema) as writer:
         sink = ValidatedSink(RejectSchema, writer)
         for _ in range(5):
             sink.add(reject("adp.a"))
         assert writer.rows == 4  # two full batches went out, one row waits
         sink.flush()
     assert (sink.total, writer.rows) == (5, 5)
-    assert lake.read_partition(tmp_lake, "standardized", "rejects", "adp.a").height == 5
+    assert lake_reader.read_partition(tmp_lake, "standardized", "rejects", "adp.a").height == 5
 
 
 def test_validated_sink_refuses_a_bad_batch(tmp_lake):
@@ -430,7 +430,7 @@ def test_validated_sink_refuses_a_bad_batch(tmp_lake):
     path = lake.partition_path(tmp_lake, "standardized", "rejects", "adp.a")
     with (
         pytest.raises(pandera.errors.SchemaError),
-        lake.open_partition(tmp_lake, "standardized", "rejects", "adp.a", schema) as writer,
+        lake_writer.open_partition(tmp_lake, "standardized", "rejects", "adp.a", schema) as writer,
     ):
         sink = ValidatedSink(RejectSchema, writer)
         sink.add({**reject("adp.a"), "stage": "nowhere"})
@@ -450,7 +450,7 @@ def test_contracts_are_strict_and_coerce(model):
 
 def test_rows_and_sample_reads_long_columns_of_the_sample_only(tmp_path):
     schema = pa.schema([("id", pa.int64()), ("text", pa.string())])
-    with lake.open_partition(tmp_path, "g", "t", "p", schema) as writer:
+    with lake_writer.open_partition(tmp_path, "g", "t", "p", schema) as writer:
         for start in (0, 3):  # two row groups: positions run on across them
             ids = list(range(start, start + 3))
             writer.write(pa.table({"id": ids, "text": [f"text {i}" for i in ids]}, schema=schema))
@@ -461,7 +461,9 @@ def test_rows_and_sample_reads_long_columns_of_the_sample_only(tmp_path):
         seen.append((position, row["id"]))
         return position % 2 == 0
 
-    rows = list(lake.iter_rows_and_sample(tmp_path, "g", "t", ["id"], ["text"], every_other, "p"))
+    rows = list(
+        lake_reader.iter_rows_and_sample(tmp_path, "g", "t", ["id"], ["text"], every_other, "p")
+    )
     assert seen == [(i, i) for i in range(6)]
     assert rows == [({"id": i}, {"text": f"text {i}"} if i % 2 == 0 else None) for i in range(6)]
 
@@ -469,7 +471,7 @@ def test_rows_and_sample_reads_long_columns_of_the_sample_only(tmp_path):
 def test_validated_sink_flushes_at_its_own_text_bound(tmp_lake):
     """A sink told to hold less text flushes as soon as its rows carry that much."""
     schema = arrow_schema(RejectSchema)
-    with lake.open_partition(tmp_lake, "standardized", "rejects", "adp.a", schema) as writer:
+    with lake_writer.open_partition(tmp_lake, "standardized", "rejects", "adp.a", schema) as writer:
         sink = ValidatedSink(RejectSchema, writer, max_chars=10_000)
         sink.add({**reject("adp.a"), "raw_text": "x" * 6_000})
         assert writer.rows == 0
@@ -510,19 +512,19 @@ def test_table_rows_reads_each_version_of_a_footer_once(tmp_lake, monkeypatch):
     """The totals every materialization reports: a partition's footer is read again only
     when its file changed, so N partitions built one by one read N footers, not N^2."""
     read: list[str] = []
-    footer_rows = lake.footer_rows
+    footer_rows = lake_rows.footer_rows
     monkeypatch.setattr(
-        lake, "footer_rows", lambda root, f: read.append(str(f)) or footer_rows(root, f)
+        lake_rows, "footer_rows", lambda root, f: read.append(str(f)) or footer_rows(root, f)
     )
     for number, partition in enumerate(["adp.a", "adp.b", "adp.c"], start=1):
         write(
             tmp_lake, "episodes", [episode(f"{partition}/{n}", 0) for n in range(number)], partition
         )
-        assert lake.table_rows(tmp_lake, "standardized", "episodes") == (
+        assert lake_rows.table_rows(tmp_lake, "standardized", "episodes") == (
             number * (number + 1) // 2,
             number,
         )
     assert [Path(f).stem for f in read] == ["adp.a", "adp.b", "adp.c"]
     write(tmp_lake, "episodes", [episode("b/only", 0)], partition="adp.b")  # rewritten: read again
-    assert lake.table_rows(tmp_lake, "standardized", "episodes") == (1 + 1 + 3, 3)
+    assert lake_rows.table_rows(tmp_lake, "standardized", "episodes") == (1 + 1 + 3, 3)
     assert [Path(f).stem for f in read][3:] == ["adp.b"]

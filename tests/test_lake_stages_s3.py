@@ -17,7 +17,7 @@ from conftest import DagsterLake, with_llm
 from llm_server import ScriptedServer
 from s3_server import s3_server
 
-from bigaction_assets import lake
+from bigaction_assets import lake_reader, lake_sql
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.resources import LakeResource, LLMResource, NotOnObjectStore
 from bigaction_assets.lakefs import parse_lake
@@ -111,7 +111,7 @@ def test_a_datasets_stages_write_the_same_objects_to_s3_as_files_to_disk(
     assert not (dagster_lake.data / "s3-side" / "lake").exists(), "nothing went to local disk"
     # the catalog the steps refreshed reads the objects
     with duckdb.connect(str(dagster_lake.data / "s3-side" / "bigaction.duckdb")) as con:
-        lake.register(con, on_s3.store)
+        lake_sql.register(con, on_s3.store)
         count = con.execute("select count(*) from episodes").fetchone()
     with duckdb.connect(str(dagster_lake.catalog)) as con:
         assert count == con.execute("select count(*) from episodes").fetchone()
@@ -154,9 +154,11 @@ def test_generated_thoughts_and_their_examples_on_s3_are_the_ones_on_disk(
     for table in ("thoughts/thoughts", "sft/sft_examples"):
         name = f"{table}/{partition}.parquet"
         assert remote[name] == local[name]
-    rows = lake.read_partition(on_s3.store, "thoughts", "thoughts", partition)
+    rows = lake_reader.read_partition(on_s3.store, "thoughts", "thoughts", partition)
     assert rows.height == 14 and set(rows["status"]) == {"generated"}
-    sources = lake.read_partition(on_s3.store, "sft", "sft_examples", partition)["thought_source"]
+    sources = lake_reader.read_partition(on_s3.store, "sft", "sft_examples", partition)[
+        "thought_source"
+    ]
     assert "generated" in set(sources)
 
 

@@ -21,7 +21,7 @@ import pyarrow.fs as pafs
 import pytest
 from s3_server import s3_server
 
-from bigaction_assets import lake, lakefs
+from bigaction_assets import lake, lake_reader, lake_rows, lake_sql, lake_writer, lakefs
 from bigaction_assets.catalog import lake_tables, refresh_catalog
 from bigaction_assets.lakefs import ChangedWhileRead, LakeRoot, parse_lake
 
@@ -94,8 +94,8 @@ def test_a_partition_on_s3_holds_the_bytes_it_holds_on_disk(
     s3_lake: LakeRoot, tmp_path: Path
 ) -> None:
     frame = pl.DataFrame({"id": list(range(5000)), "name": [f"n{i}" for i in range(5000)]})
-    local = lake.write_partition(tmp_path, "raw", "things", "adp.one", frame)
-    remote = lake.write_partition(s3_lake, "raw", "things", "adp.one", frame)
+    local = lake_writer.write_partition(tmp_path, "raw", "things", "adp.one", frame)
+    remote = lake_writer.write_partition(s3_lake, "raw", "things", "adp.one", frame)
     assert remote == f"s3://{s3_lake.base}/raw/things/adp.one.parquet"
     key = lake.partition_key(s3_lake, "raw", "things", "adp.one")
     assert s3_lake.read_bytes(key) == Path(local).read_bytes()
@@ -103,29 +103,29 @@ def test_a_partition_on_s3_holds_the_bytes_it_holds_on_disk(
 
 
 def test_what_is_written_to_s3_reads_back_every_way(s3_lake: LakeRoot, read_way: str) -> None:
-    with lake.open_partition(s3_lake, "raw", "things", "p1", SCHEMA) as writer:
+    with lake_writer.open_partition(s3_lake, "raw", "things", "p1", SCHEMA) as writer:
         writer.write(numbers(3, "a"))
         writer.write(numbers(2, "b").to_arrow())
     assert writer.rows == 5
-    lake.write_partition(s3_lake, "raw", "things", "p2", numbers(1, "c"))
-    assert lake.read_partition(s3_lake, "raw", "things", "p1", ["name"])["name"].to_list() == [
-        *"aaabb"
-    ]
-    batches = list(lake.iter_partition_batches(s3_lake, "raw", "things", "p1", batch_rows=2))
+    lake_writer.write_partition(s3_lake, "raw", "things", "p2", numbers(1, "c"))
+    assert lake_reader.read_partition(s3_lake, "raw", "things", "p1", ["name"])[
+        "name"
+    ].to_list() == [*"aaabb"]
+    batches = list(lake_reader.iter_partition_batches(s3_lake, "raw", "things", "p1", batch_rows=2))
     assert [b.num_rows for b in batches] == [2, 1, 2]  # a row group per write, in bounded batches
-    rows = lake.iter_table_rows(s3_lake, "raw", "things", ["name"])
+    rows = lake_reader.iter_table_rows(s3_lake, "raw", "things", ["name"])
     assert [r["name"] for r in rows] == [*"aaabbc"]  # every partition, in key order
 
 
 def test_an_error_while_writing_leaves_the_old_partition_and_no_object_behind(
     s3_lake: LakeRoot,
 ) -> None:
-    lake.write_partition(s3_lake, "raw", "things", "p", numbers(2))
+    lake_writer.write_partition(s3_lake, "raw", "things", "p", numbers(2))
     key = lake.partition_key(s3_lake, "raw", "things", "p")
     before = s3_lake.read_bytes(key)
     with (
         pytest.raises(RuntimeError, match="midway"),
-        lake.open_partition(s3_lake, "raw", "things", "p", SCHEMA) as writer,
+        lake_writer.open_partition(s3_lake, "raw", "things", "p", SCHEMA) as writer,
     ):
         writer.write(numbers(1000))
         raise RuntimeError("midway")
@@ -205,10 +205,12 @@ WRITE_TO_S3 = """
 import os, signal, sys
 import polars as pl
 import pyarrow as pa
-from bigaction_assets import lake
+from bigaction_assets import lake_writer
 from bigaction_assets.lakefs import parse_lake
 root = parse_lake(sys.argv[1])
-writer = lake.partition_writer(root, "raw", "things", sys.argv[2], pa.schema([("id", pa.int64())]))
+writer = lake_writer.partition_writer(
+    root, "raw", "things", sys.argv[2], pa.schema([("id", pa.int64())])
+)
 writer.write(pl.DataFrame({"id": [1, 2, 3]}))
 if sys.argv[3] == "die":
     os.kill(os.getpid(), signal.SIGKILL)
@@ -245,30 +247,30 @@ def test_spools_of_killed_workers_are_swept_by_the_next_process_and_live_ones_ke
 
 def test_a_rewrite_of_the_same_bytes_writes_nothing(s3_lake: LakeRoot) -> None:
     def rewrite(count: int) -> bool:
-        writer = lake.partition_writer(s3_lake, "raw", "things", "p", SCHEMA)
+        writer = lake_writer.partition_writer(s3_lake, "raw", "things", "p", SCHEMA)
         writer.write(numbers(count))
         return writer.commit()
 
     assert rewrite(4) is True
     assert rewrite(4) is False
     assert rewrite(5) is True
-    assert lake.read_partition(s3_lake, "raw", "things", "p").height == 5
+    assert lake_reader.read_partition(s3_lake, "raw", "things", "p").height == 5
     assert len(all_keys(s3_lake)) == 1
 
 
 def test_table_rows_on_s3_come_from_one_listing_and_the_footers(s3_lake: LakeRoot) -> None:
-    lake.write_partition(s3_lake, "raw", "things", "p1", numbers(3))
-    lake.write_partition(s3_lake, "raw", "things", "p2", numbers(4))
-    assert lake.table_rows(s3_lake, "raw", "things") == (7, 2)
-    lake.write_partition(s3_lake, "raw", "things", "p2", numbers(40))  # a new version
-    assert lake.table_rows(s3_lake, "raw", "things") == (43, 2)
+    lake_writer.write_partition(s3_lake, "raw", "things", "p1", numbers(3))
+    lake_writer.write_partition(s3_lake, "raw", "things", "p2", numbers(4))
+    assert lake_rows.table_rows(s3_lake, "raw", "things") == (7, 2)
+    lake_writer.write_partition(s3_lake, "raw", "things", "p2", numbers(40))  # a new version
+    assert lake_rows.table_rows(s3_lake, "raw", "things") == (43, 2)
 
 
 def test_readers_see_the_old_partition_or_the_whole_new_one(
     s3_lake: LakeRoot, read_way: str
 ) -> None:
     sizes = [1000 * (n + 1) for n in range(6)]
-    lake.write_partition(s3_lake, "raw", "things", "p", numbers(sizes[0]))
+    lake_writer.write_partition(s3_lake, "raw", "things", "p", numbers(sizes[0]))
     seen: list[int] = []
     failures: list[BaseException] = []
     writing = threading.Event()
@@ -278,8 +280,8 @@ def test_readers_see_the_old_partition_or_the_whole_new_one(
     def read_while_written() -> None:
         while writing.is_set():
             try:
-                seen.append(lake.read_partition(s3_lake, "raw", "things", "p").height)
-                rows = lake.iter_table_rows(s3_lake, "raw", "things", ["id"], partition="p")
+                seen.append(lake_reader.read_partition(s3_lake, "raw", "things", "p").height)
+                rows = lake_reader.iter_table_rows(s3_lake, "raw", "things", ["id"], partition="p")
                 seen.append(sum(1 for _ in rows))
             except ChangedWhileRead as exc:  # a stream cannot restart: it says so, whole
                 changed.append(exc)
@@ -290,7 +292,7 @@ def test_readers_see_the_old_partition_or_the_whole_new_one(
     reader = threading.Thread(target=read_while_written)
     reader.start()
     for size in sizes[1:]:
-        lake.write_partition(s3_lake, "raw", "things", "p", numbers(size))
+        lake_writer.write_partition(s3_lake, "raw", "things", "p", numbers(size))
     writing.clear()
     reader.join()
     assert failures == []
@@ -325,20 +327,20 @@ def test_a_folder_published_beside_the_lake_is_exactly_its_files(
 def test_duckdb_reads_the_same_objects_and_the_catalog_has_a_view_per_table(
     s3_lake: LakeRoot, tmp_path: Path
 ) -> None:
-    lake.write_partition(s3_lake, "raw", "alpha", "p1", numbers(3))
-    lake.write_partition(s3_lake, "raw", "alpha", "p2", numbers(4))
-    lake.write_partition(s3_lake, "standardized", "beta", "p1", numbers(1))
+    lake_writer.write_partition(s3_lake, "raw", "alpha", "p1", numbers(3))
+    lake_writer.write_partition(s3_lake, "raw", "alpha", "p2", numbers(4))
+    lake_writer.write_partition(s3_lake, "standardized", "beta", "p1", numbers(1))
     assert lake_tables(s3_lake) == {
         "alpha": f"s3://{s3_lake.base}/raw/alpha",
         "beta": f"s3://{s3_lake.base}/standardized/beta",
     }
-    with lake.query_connection(s3_lake) as con:
+    with lake_sql.query_connection(s3_lake) as con:
         glob = f"s3://{s3_lake.base}/raw/alpha/*.parquet"
         assert con.execute(f"select count(*) from read_parquet('{glob}')").fetchone() == (7,)
     catalog = tmp_path / "catalog.duckdb"
     assert refresh_catalog(s3_lake, catalog) == ["alpha", "beta"]
     with duckdb.connect(str(catalog)) as con:
-        lake.register(con, s3_lake)  # a catalog over objects is opened with the store's reader
+        lake_sql.register(con, s3_lake)  # a catalog over objects is opened with the store's reader
         assert con.execute("select count(*) from alpha").fetchone() == (7,)
         assert con.execute("select count(*) from beta").fetchone() == (1,)
     assert refresh_catalog(s3_lake, catalog) == ["alpha", "beta"]  # current: left alone
@@ -360,12 +362,14 @@ def test_duckdb_looks_up_an_object_once_a_read_and_anew_after_a_moment(
         return await parent_info(self, path, *args, **kwargs)
 
     monkeypatch.setattr(s3fs.S3FileSystem, "_info", counted)
-    lake.write_partition(s3_lake, "raw", "things", "p1", numbers(3))
+    lake_writer.write_partition(s3_lake, "raw", "things", "p1", numbers(3))
     url = lake.partition_url(s3_lake, "raw", "things", "p1")
-    with lake.query_connection(s3_lake) as con:
+    with lake_sql.query_connection(s3_lake) as con:
         assert con.execute(f"select count(*) from read_parquet('{url}')").fetchone() == (3,)
         assert len(looks) == 1, looks
-        lake.write_partition(s3_lake, "raw", "things", "p1", numbers(5))  # replaced meanwhile
+        lake_writer.write_partition(
+            s3_lake, "raw", "things", "p1", numbers(5)
+        )  # replaced meanwhile
         monkeypatch.setattr(s3_lookups, "LOOK_SECONDS", 0.0)
         assert con.execute(f"select count(*) from read_parquet('{url}')").fetchone() == (5,)
         assert len(looks) > 1, "a look older than LOOK_SECONDS is not reused"
@@ -376,14 +380,14 @@ def test_one_s3fs_client_a_process_and_fresh_listings_for_each_user(s3_lake: Lak
     sharing it must not share a listing taken before the lake changed."""
     assert s3_lake.s3 is not None
     folder = s3_lake.key("raw", "things")
-    lake.write_partition(s3_lake, "raw", "things", "p1", numbers(1))
+    lake_writer.write_partition(s3_lake, "raw", "things", "p1", numbers(1))
 
     def parquet(listing: list[str]) -> list[str]:
         return [name for name in listing if name.endswith(".parquet")]
 
     first = s3_lake.s3.fsspec()
     assert len(parquet(first.ls(folder))) == 1
-    lake.write_partition(s3_lake, "raw", "things", "p2", numbers(1))
+    lake_writer.write_partition(s3_lake, "raw", "things", "p2", numbers(1))
     second = s3_lake.s3.fsspec()
     assert second is first
     assert len(parquet(second.ls(folder))) == 2, "the listing the first user cached is not reused"

@@ -19,7 +19,7 @@ import pytest
 from conftest import DagsterLake
 from s3_server import s3_server
 
-from bigaction_assets import lake, staging
+from bigaction_assets import lake, lake_reader, lake_writer, staging
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.landing import assets as landing_assets
 from bigaction_assets.defs.resources import LakeResource
@@ -145,7 +145,7 @@ def test_unread_landing_files_on_s3_are_the_ones_on_disk_and_keep_first_seen(
     for resource in (dagster_lake.resource, remote):
         assert run(resource, ephemeral_instance, UNREAD).success
     assert object_files(uri) == local_files(dagster_lake.root)
-    rows = lake.read_partition(remote.store, "landing", "unread_landing_files", "all")
+    rows = lake_reader.read_partition(remote.store, "landing", "unread_landing_files", "all")
     first_seen = dict(zip(rows["path"], rows["first_seen"], strict=True))
     assert first_seen == {
         "mind2web/train_demo.csv": "2026-02-03T04:05:06+00:00",
@@ -157,7 +157,10 @@ def test_unread_landing_files_on_s3_are_the_ones_on_disk_and_keep_first_seen(
     (dagster_lake.landing / "mind2web" / "train_demo.csv").unlink()
     result = run(remote, ephemeral_instance, UNREAD)
     assert checks(result) == {"unread_landing_files:landing_files_all_read": True}
-    assert lake.read_partition(remote.store, "landing", "unread_landing_files", "all").height == 0
+    assert (
+        lake_reader.read_partition(remote.store, "landing", "unread_landing_files", "all").height
+        == 0
+    )
     assert hidden(object_files(uri)) == []  # no temporary object left behind
 
 
@@ -206,8 +209,10 @@ def test_a_raw_partition_rewritten_on_s3_makes_the_staged_tables_stale(
     footer tells it from the one the manifest vouched for."""
     remote, uri = staged_sides(dagster_lake, ephemeral_instance, bucket, "stale")
     assert run(remote, ephemeral_instance, RAW, KEY).success
-    table = lake.read_arrow(remote.store, "raw", "raw_records", KEY)
-    with lake.open_partition(remote.store, "raw", "raw_records", KEY, table.schema) as writer:
+    table = lake_reader.read_arrow(remote.store, "raw", "raw_records", KEY)
+    with lake_writer.open_partition(
+        remote.store, "raw", "raw_records", KEY, table.schema
+    ) as writer:
         writer.write(table.slice(1))
     result = run(remote, ephemeral_instance, STANDARDIZED, KEY)
     assert result.success
@@ -313,7 +318,7 @@ def test_telemetry_on_s3_is_the_same_objects_as_on_disk(
     assert [name for name, passed in verdicts[False].items() if not passed] == [
         "rejects:reject_rate_under_threshold"
     ]
-    assert lake.read_arrow(remote.store, GROUP, "rejects", DAY).num_rows == 2
+    assert lake_reader.read_arrow(remote.store, GROUP, "rejects", DAY).num_rows == 2
     local = local_files(dagster_lake.root)
     assert {
         f"telemetry/raw_telemetry/{batches[0]}.parquet",
@@ -324,9 +329,9 @@ def test_telemetry_on_s3_is_the_same_objects_as_on_disk(
     assert object_files(uri) == local
     assert ran[True] == ran[False]
     assert ran[False]["raw_telemetry"][WITHHELD] > 0  # the forgotten sender's steps
-    rejects = lake.read_arrow(remote.store, "telemetry", "telemetry_rejects", batches[0])
+    rejects = lake_reader.read_arrow(remote.store, "telemetry", "telemetry_rejects", batches[0])
     assert sorted(rejects["reason"].to_pylist()) == ["malformed_json", "not_an_envelope"]
-    steps = lake.read_arrow(remote.store, "telemetry", "raw_telemetry", batches[0])
+    steps = lake_reader.read_arrow(remote.store, "telemetry", "raw_telemetry", batches[0])
     assert forgotten not in set(steps["user_pseudonym"].to_pylist())
     report = pq.read_table(parse_lake(uri).open(parse_lake(uri).key(
         "telemetry", "telemetry_report", "all.parquet"
@@ -342,7 +347,7 @@ def test_a_raw_object_rewritten_to_the_same_size_gets_another_stamp(bucket: str)
     area = ObjectStaging(root)
     stamps, sizes = [], []
     for value in (1, 2):
-        lake.write_partition(root, "raw", "raw_records", KEY, pl.DataFrame({"n": [value]}))
+        lake_writer.write_partition(root, "raw", "raw_records", KEY, pl.DataFrame({"n": [value]}))
         stamps.append(area.raw_stamp(KEY))
         sizes.append(
             root.filesystem.get_file_info(lake.partition_key(root, "raw", "raw_records", KEY)).size

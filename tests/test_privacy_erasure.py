@@ -10,7 +10,8 @@ from pathlib import Path
 import polars as pl
 import pyarrow.parquet as pq
 
-from bigaction_assets.lake import partition_path, write_partition
+from bigaction_assets.lake import partition_path
+from bigaction_assets.lake_writer import write_partition
 from bigaction_assets.privacy.erasure import Forgotten, erase_lake
 from bigaction_assets.privacy.register import files_offenders
 

@@ -20,7 +20,7 @@ from s3_server import s3_server
 from test_lake_stages_s3 import SPINE, local_files, materialize, object_files
 from test_privacy_erasure import TABLES
 
-from bigaction_assets import lake
+from bigaction_assets import lake_reader, lake_writer
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.privacy.checks import FORGET_CHECKS
 from bigaction_assets.defs.release.assets import release_asset
@@ -72,7 +72,7 @@ def test_erase_lake_on_s3_leaves_the_objects_it_leaves_on_disk(bucket: str, tmp_
     store = parse_lake(uri)
     for (group, asset, key), columns in TABLES.items():
         for root in (local, store):
-            lake.write_partition(root, group, asset, key, pl.DataFrame(columns))
+            lake_writer.write_partition(root, group, asset, key, pl.DataFrame(columns))
     forgotten = Forgotten(frozenset({"a" * 32}), frozenset({f"telemetry/2025-05-14/{'c' * 32}"}))
     before = object_files(uri)
     assert before == local_files(local)
@@ -90,7 +90,9 @@ def seed_sender(resource: LakeResource, episodes: list[str]) -> None:
     episodes in the lake), in the lake of `resource`."""
     rows = {"user_pseudonym": [GONE] * len(episodes), "session_pseudonym": ["s"] * len(episodes),
             "episode_id": episodes}  # fmt: skip
-    lake.write_partition(resource.store, "telemetry", "raw_telemetry", "b1", pl.DataFrame(rows))
+    lake_writer.write_partition(
+        resource.store, "telemetry", "raw_telemetry", "b1", pl.DataFrame(rows)
+    )
 
 
 @pytest.fixture
@@ -105,7 +107,7 @@ def two_lakes(
     ephemeral_instance.add_dynamic_partitions("datasets", [DATASET])
     for resource in (dagster_lake.resource, s3):
         materialize(resource, ephemeral_instance, SPINE, DATASET)
-    ids = lake.read_partition(s3.store, "standardized", "episodes", DATASET)["episode_id"]
+    ids = lake_reader.read_partition(s3.store, "standardized", "episodes", DATASET)["episode_id"]
     for resource in (dagster_lake.resource, s3):
         seed_sender(resource, sorted(ids)[:2])
     forget.record_request(dagster_lake.landing, GONE, via="cli")
@@ -122,7 +124,7 @@ def test_forgotten_users_on_s3_erases_what_it_erases_on_disk_and_its_checks_pass
     for resource in (local, s3):
         assert len(materialize(resource, ephemeral_instance, ERASURE, None)) == len(FORGET_CHECKS)
     assert every_object(uri) == local_files(dagster_lake.root)
-    events = lake.read_partition(s3.store, "standardized", "events", DATASET)
+    events = lake_reader.read_partition(s3.store, "standardized", "events", DATASET)
     assert events.height and not set(events["episode_id"]) & set(seed_episodes(s3))
     sft = dagster_lake.data / "sft"
     written = {p.relative_to(sft).as_posix(): p.read_bytes() for p in sft.rglob("*") if p.is_file()}
@@ -130,7 +132,7 @@ def test_forgotten_users_on_s3_erases_what_it_erases_on_disk_and_its_checks_pass
 
 
 def seed_episodes(resource: LakeResource) -> list[str]:
-    tombstones = lake.read_partition(resource.store, "privacy", "forgotten_users", "all")
+    tombstones = lake_reader.read_partition(resource.store, "privacy", "forgotten_users", "all")
     return [e for row in tombstones["episode_ids"].to_list() for e in row]
 
 

@@ -16,7 +16,7 @@ from s3_server import s3_server
 
 from bigaction_assets import demo, demo_runs
 from bigaction_assets.dagster_home import prepare_dagster_home
-from bigaction_assets.lake import write_partition
+from bigaction_assets.lake_writer import write_partition
 from bigaction_assets.lakefs import ENDPOINT_ENV, LAKE_URI_ENV, parse_lake
 from bigaction_assets.rerun.objects import ObjectStates
 from bigaction_assets.rerun.plan import Plan

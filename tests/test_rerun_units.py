@@ -13,7 +13,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from bigaction_assets import lake
+from bigaction_assets import lake_writer
 from bigaction_assets.catalog import refresh_catalog
 from bigaction_assets.durable import write_durably
 from bigaction_assets.rerun import fingerprint as digests
@@ -213,23 +213,23 @@ def test_write_durably_leaves_a_file_with_the_same_bytes_alone(tmp_path: Path) -
 
 def test_partition_rewritten_with_the_same_rows_keeps_its_file(tmp_path: Path) -> None:
     frame = pl.DataFrame({"a": [1, 2]})
-    path = lake.write_partition(tmp_path, "g", "t", "p", frame)
+    path = lake_writer.write_partition(tmp_path, "g", "t", "p", frame)
     before = path.stat()
-    lake.write_partition(tmp_path, "g", "t", "p", frame)
+    lake_writer.write_partition(tmp_path, "g", "t", "p", frame)
     assert (path.stat().st_ino, path.stat().st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
-    lake.write_partition(tmp_path, "g", "t", "p", pl.DataFrame({"a": [3]}))
+    lake_writer.write_partition(tmp_path, "g", "t", "p", pl.DataFrame({"a": [3]}))
     assert pl.read_parquet(path)["a"].to_list() == [3]
     assert not list(path.parent.glob(".*.tmp")), "no temp file is left behind"
 
 
 def test_catalog_is_rewritten_only_when_its_views_change(tmp_path: Path) -> None:
     root, catalog = tmp_path / "lake", tmp_path / "c.duckdb"
-    lake.write_partition(root, "g", "t", "p", pl.DataFrame({"a": [1]}))
+    lake_writer.write_partition(root, "g", "t", "p", pl.DataFrame({"a": [1]}))
     refresh_catalog(root, catalog)
     before = catalog.stat().st_mtime_ns
     refresh_catalog(root, catalog)
     assert catalog.stat().st_mtime_ns == before
-    lake.write_partition(root, "g", "u", "p", pl.DataFrame({"b": [1]}))
+    lake_writer.write_partition(root, "g", "u", "p", pl.DataFrame({"b": [1]}))
     refresh_catalog(root, catalog)
     with duckdb.connect(str(catalog), read_only=True) as con:
         assert con.execute("select count(*) from u").fetchone() == (1,)

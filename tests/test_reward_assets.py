@@ -21,7 +21,7 @@ from bigaction_assets.annotate.items import annotation_items as find_items
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.reward.resources import open_store
 from bigaction_assets.defs.reward.sensors import new_labels_sensor
-from bigaction_assets.lake import iter_table_rows
+from bigaction_assets.lake_reader import iter_table_rows
 from bigaction_assets.privacy.forget import record_request
 from bigaction_assets.release.build import ReleaseSettings, build_release
 from bigaction_assets.sft.llama_factory import sharegpt_rules

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 from s3_server import s3_server
 
-from bigaction_assets import lake
+from bigaction_assets import lake, lake_rows, lake_writer
 from bigaction_assets.lakefs import parse_lake
 from bigaction_assets.row_counts import RowCounts
 
@@ -31,7 +31,9 @@ def root(request: pytest.FixtureRequest, tmp_path: Path) -> lake.Lake:
 
 
 def write(root: lake.Lake, partition: str, rows: int) -> None:
-    lake.write_partition(root, "raw", "things", partition, pl.DataFrame({"n": list(range(rows))}))
+    lake_writer.write_partition(
+        root, "raw", "things", partition, pl.DataFrame({"n": list(range(rows))})
+    )
 
 
 def test_a_new_process_reads_only_the_footers_new_to_the_machine(
@@ -39,18 +41,18 @@ def test_a_new_process_reads_only_the_footers_new_to_the_machine(
 ) -> None:
     remembered = RowCounts(tmp_path / "cache" / "footer-rows.sqlite")
     reads: list[object] = []
-    footer_rows = lake.footer_rows
+    footer_rows = lake_rows.footer_rows
 
     def counting(lake_: lake.Lake, file: Path | str) -> int:
         reads.append(file)
         return footer_rows(lake_, file)
 
-    monkeypatch.setattr(lake, "footer_rows", counting)
+    monkeypatch.setattr(lake_rows, "footer_rows", counting)
 
     def totals() -> tuple[int, int]:
-        lake._footer_memo.clear()  # what a fresh run process starts with
+        lake_rows._footer_memo.clear()  # what a fresh run process starts with
         reads.clear()
-        return lake.table_rows(root, "raw", "things", remembered=remembered)
+        return lake_rows.table_rows(root, "raw", "things", remembered=remembered)
 
     for name, rows in (("a", 3), ("b", 5), ("c", 1)):
         write(root, name, rows)
@@ -72,14 +74,15 @@ def test_a_new_process_reads_only_the_footers_new_to_the_machine(
 def test_the_counts_outlive_the_process_that_read_them(tmp_path: Path) -> None:
     root, cache = tmp_path / "lake", tmp_path / "footer-rows.sqlite"
     write(root, "a", 4)
-    assert lake.table_rows(root, "raw", "things", remembered=RowCounts(cache)) == (4, 1)
+    assert lake_rows.table_rows(root, "raw", "things", remembered=RowCounts(cache)) == (4, 1)
     script = (
         "import sys; from pathlib import Path\n"
-        "from bigaction_assets import lake\n"
+        "from bigaction_assets import lake_rows\n"
         "from bigaction_assets.row_counts import RowCounts\n"
         "def refuse(*_): raise AssertionError('read a footer it had counted')\n"
-        "lake.footer_rows = refuse\n"
-        "print(lake.table_rows(Path(sys.argv[1]), 'raw', 'things', RowCounts(Path(sys.argv[2]))))"
+        "lake_rows.footer_rows = refuse\n"
+        "print(lake_rows.table_rows(Path(sys.argv[1]), 'raw', 'things', "
+        "RowCounts(Path(sys.argv[2]))))"
     )
     done = subprocess.run(
         [sys.executable, "-c", script, str(root), str(cache)],
@@ -96,5 +99,5 @@ def test_a_damaged_cache_is_reported_and_read_around(
     write(root, "a", 4)
     cache.write_bytes(b"not a database, whatever a crash or a disk left" * 100)
     with caplog.at_level(logging.WARNING, "bigaction_assets.row_counts"):
-        assert lake.table_rows(root, "raw", "things", remembered=RowCounts(cache)) == (4, 1)
+        assert lake_rows.table_rows(root, "raw", "things", remembered=RowCounts(cache)) == (4, 1)
     assert "unreadable" in caplog.text and "not kept" in caplog.text

@@ -11,9 +11,9 @@ import dagster as dg
 import duckdb
 import pytest
 
-from bigaction_assets import lake, quality
+from bigaction_assets import lake_writer, quality
 from bigaction_assets.definitions import defs
-from bigaction_assets.lake import query_connection
+from bigaction_assets.lake_sql import query_connection
 from bigaction_assets.schemas import frame
 from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
 from bigaction_assets.sft import examples as sft_examples_module
@@ -302,7 +302,9 @@ def test_sft_quality_finders_on_a_tiny_table(tmp_path):
         sft_row("a/1#1", "a/1", "test", 120),
         sft_row("a/2#0", "a/2", "train", 100),
     ]
-    lake.write_partition(tmp_path, "sft", "sft_examples", "adp.a", frame(SftExampleSchema, rows))
+    lake_writer.write_partition(
+        tmp_path, "sft", "sft_examples", "adp.a", frame(SftExampleSchema, rows)
+    )
     with query_connection() as con:
         assert quality.episodes_in_several_splits(con, tmp_path) == [
             {"episode_id": "a/1", "splits": ["test", "train"]}

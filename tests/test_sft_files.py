@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from bigaction_assets.lake import ROW_GROUP_ROWS, open_partition
+from bigaction_assets.lake_writer import ROW_GROUP_ROWS, open_partition
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
 from bigaction_assets.sft import files as sft_files

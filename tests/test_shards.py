@@ -12,7 +12,7 @@ import pytest
 
 from bigaction_assets import ingest, quality
 from bigaction_assets.images.refs import image_files
-from bigaction_assets.lake import query_connection
+from bigaction_assets.lake_sql import query_connection
 from bigaction_assets.release.provenance import NotRedistributable, releasable
 from bigaction_assets.shard_keys import MAX_KEY_CHARS, dataset_of, shard_name
 from bigaction_assets.sources import adapters

@@ -12,7 +12,7 @@ import orjson
 import pyarrow.parquet as pq
 import pytest
 
-from bigaction_assets import lake, staging
+from bigaction_assets import lake, lake_writer, staging
 from bigaction_assets.defs.raw.assets import raw_records
 from bigaction_assets.defs.standardized.assets import GROUP, TABLES, standardized_tables
 from bigaction_assets.sources.mind2web import Mind2WebAdapter
@@ -77,7 +77,7 @@ def test_a_rewritten_raw_partition_is_standardized_from_the_table(materialize, d
     materialize([raw_records])
     path = lake.partition_path(root, "raw", "raw_records", KEY)
     table = pq.read_table(path)
-    with lake.open_partition(root, "raw", "raw_records", KEY, table.schema) as writer:
+    with lake_writer.open_partition(root, "raw", "raw_records", KEY, table.schema) as writer:
         writer.write(table.slice(1))
     metadata = materialize([standardized_tables])
     assert metadata["episodes"]["dagster/row_count"] == table.num_rows - 1

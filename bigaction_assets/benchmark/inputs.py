@@ -5,13 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from bigaction_assets.lake import (
-    Lake,
-    open_parquet,
-    partition_exists,
-    partition_url,
-    query_connection,
-)
+from bigaction_assets.lake import Lake, partition_exists, partition_url
+from bigaction_assets.lake_reader import open_parquet
+from bigaction_assets.lake_sql import query_connection
 from bigaction_assets.sft.inputs import iter_episodes
 
 GROUP = "standardized"

@@ -23,7 +23,8 @@ from bigaction_assets.benchmark.evaluate import (
 from bigaction_assets.benchmark.inputs import snapshot_rows
 from bigaction_assets.benchmark.prompts import PROMPT_VERSION, with_screenshot
 from bigaction_assets.images.store import iter_images
-from bigaction_assets.lake import Lake, partition_exists, read_arrow
+from bigaction_assets.lake import Lake, partition_exists
+from bigaction_assets.lake_reader import read_arrow
 from bigaction_assets.llm.cache import CacheLocation
 from bigaction_assets.llm.caller import CachedCaller, CallRequest, Job, Outcome, RunStats
 from bigaction_assets.llm.session import LLMConfig, run_calls

@@ -10,7 +10,7 @@ import dagster as dg
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.episode_ids import KeyedTable, repeated_keys
-from bigaction_assets.lake import query_connection
+from bigaction_assets.lake_sql import query_connection
 
 Finder = Callable[..., list[dict[str, Any]]]
 """`finder(con, lake)` gives offending rows of the whole table; `finder(con, lake,

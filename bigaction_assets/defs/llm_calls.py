@@ -6,7 +6,9 @@ import dagster as dg
 import pandera.polars as pa
 
 from bigaction_assets.defs.resources import LakeResource, LLMResource
-from bigaction_assets.lake import footer_rows, partition_exists, partition_file, write_partition
+from bigaction_assets.lake import partition_exists, partition_file
+from bigaction_assets.lake_rows import footer_rows
+from bigaction_assets.lake_writer import write_partition
 from bigaction_assets.llm.caller import RunStats
 from bigaction_assets.schemas import frame
 

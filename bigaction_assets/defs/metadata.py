@@ -8,7 +8,9 @@ import pandera.polars as pa
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.images.store import iter_images
 from bigaction_assets.images.thumbnail import thumbnail_markdown
-from bigaction_assets.lake import Lake, open_parquet, table_rows
+from bigaction_assets.lake import Lake
+from bigaction_assets.lake_reader import open_parquet
+from bigaction_assets.lake_rows import table_rows
 from bigaction_assets.row_counts import RowCounts
 from bigaction_assets.schemas import column_descriptions, polars_schema
 

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bigaction_assets.lake import Lake, parquet_reader, table_dir, table_files
+from bigaction_assets.lake import Lake, table_dir
+from bigaction_assets.lake_reader import parquet_reader, table_files
 
 GROUP, ASSET = "standardized", "images"
 META_COLUMNS = ("image_sha", "format", "width", "height", "byte_size", "location")

@@ -21,17 +21,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from bigaction_assets.lake import (
-    Lake,
+from bigaction_assets.lake import Lake, local_root, partition_exists, partition_file
+from bigaction_assets.lake_reader import (
     iter_partition_batches,
-    local_root,
-    open_partition,
     parquet_reader,
-    partition_exists,
-    partition_file,
     read_arrow,
     table_files,
 )
+from bigaction_assets.lake_writer import open_partition
 from bigaction_assets.lakefs import LakeRoot
 from bigaction_assets.telemetry_batches import ADAPTER
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import pyarrow.dataset as ds
 
-from bigaction_assets.lake import Lake, partition_exists, read_arrow, table_files
+from bigaction_assets.lake import Lake, partition_exists
+from bigaction_assets.lake_reader import read_arrow, table_files
 from bigaction_assets.lakefs import LakeRoot
 from bigaction_assets.privacy import forget
 from bigaction_assets.privacy.erasure import Forgotten, count_in_file

@@ -17,7 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from bigaction_assets.durable import same_files
-from bigaction_assets.lake import Lake, iter_row_groups, partition_exists
+from bigaction_assets.lake import Lake, partition_exists
+from bigaction_assets.lake_reader import iter_row_groups
 from bigaction_assets.release.card import CardData, render_card
 from bigaction_assets.release.columns import CONSUMER_COLUMNS, schema_with, sft_table
 from bigaction_assets.release.features import with_features

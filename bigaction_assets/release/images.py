@@ -18,7 +18,8 @@ from typing import Any
 import pyarrow as pa
 
 from bigaction_assets.images.store import ASSET, GROUP
-from bigaction_assets.lake import Lake, iter_row_groups, partition_exists
+from bigaction_assets.lake import Lake, partition_exists
+from bigaction_assets.lake_reader import iter_row_groups
 from bigaction_assets.release.shards import HF_METADATA_KEY, ParquetShardWriter, pieces
 from bigaction_assets.release.tally import Tally
 

@@ -6,7 +6,8 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bigaction_assets.lake import Lake, table_files
+from bigaction_assets.lake import Lake
+from bigaction_assets.lake_reader import table_files
 from bigaction_assets.shard_keys import dataset_of
 from bigaction_assets.sources import split_partition_key
 

@@ -10,7 +10,8 @@ from typing import Protocol
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from bigaction_assets.lake import Lake, partition_exists, read_arrow
+from bigaction_assets.lake import Lake, partition_exists
+from bigaction_assets.lake_reader import read_arrow
 from bigaction_assets.release.columns import REWARD_COLUMNS, expand_json, schema_with
 from bigaction_assets.release.shards import ParquetShardWriter
 from bigaction_assets.schemas import arrow_schema

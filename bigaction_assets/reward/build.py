@@ -9,7 +9,8 @@ from typing import Any
 
 import orjson
 
-from bigaction_assets.lake import Lake, iter_table_rows, table_files
+from bigaction_assets.lake import Lake
+from bigaction_assets.lake_reader import iter_table_rows, table_files
 from bigaction_assets.reward.examples import RewardSettings, judge_rows, proactive_pairs, web_pairs
 from bigaction_assets.reward.judgements import app_judgements, reward_episode_judgement
 from bigaction_assets.reward.rules import Judgement

@@ -24,7 +24,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bigaction_assets.durable import replace_unless_same
-from bigaction_assets.lake import Lake, parquet_reader, table_files
+from bigaction_assets.lake import Lake
+from bigaction_assets.lake_reader import parquet_reader, table_files
 from bigaction_assets.lakefs import LakeRoot
 from bigaction_assets.schemas.sft import SFT_FORMATS
 from bigaction_assets.sft.dedup import SeenContent

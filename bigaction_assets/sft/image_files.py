@@ -18,7 +18,8 @@ from PIL import Image
 
 from bigaction_assets.durable import replace_unless_same
 from bigaction_assets.images.header import sniff_format
-from bigaction_assets.lake import Lake, open_parquet
+from bigaction_assets.lake import Lake
+from bigaction_assets.lake_reader import open_parquet
 from bigaction_assets.sft.images import IMAGE_FOLDER, image_path, openai_image_name
 
 # Data URLs of the images met last: windows of an episode show the same screenshots.

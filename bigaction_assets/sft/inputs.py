@@ -9,19 +9,16 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from bigaction_assets.lake import (
-    Lake,
-    footer_rows,
+from bigaction_assets.lake import Lake, partition_exists, partition_file, table_dir
+from bigaction_assets.lake_reader import (
     iter_partition_batches,
     iter_row_groups,
     open_parquet,
-    partition_exists,
-    partition_file,
-    query_connection,
     read_arrow,
-    table_dir,
     table_files,
 )
+from bigaction_assets.lake_rows import footer_rows
+from bigaction_assets.lake_sql import query_connection
 from bigaction_assets.sft.episode_chunks import (
     Episode,
     EpisodeChunk,

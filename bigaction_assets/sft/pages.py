@@ -32,8 +32,8 @@ class PageReader:
     """`reader.pages(shas)` -> {html_sha: cleaned HTML, else raw HTML} for the known shas."""
 
     def __init__(self, source: Path | pq.ParquetFile | None) -> None:
-        """`source`: the dom_snapshots partition (a path, or a reader from lake.open_parquet);
-        None or a missing path: no pages."""
+        """`source`: the dom_snapshots partition (a path, or a reader from
+        lake_reader.open_parquet); None or a missing path: no pages."""
         if isinstance(source, Path):
             source = pq.ParquetFile(source) if source.exists() else None
         self._file = source

@@ -31,7 +31,8 @@ from bigaction_assets.defs.metadata import (
 from bigaction_assets.defs.partitions import SAME_DATASET, benchmark_datasets
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.durable import write_durably
-from bigaction_assets.lake import iter_table_rows, open_partition, write_partition
+from bigaction_assets.lake_reader import iter_table_rows
+from bigaction_assets.lake_writer import open_partition, write_partition
 from bigaction_assets.schemas import arrow_schema, frame
 from bigaction_assets.schemas.benchmark import (
     BenchmarkSnapshotSchema,

@@ -20,7 +20,7 @@ from bigaction_assets.defs.metadata import (
 )
 from bigaction_assets.defs.partitions import benchmark_datasets
 from bigaction_assets.defs.resources import LakeResource, LLMResource, environment_llm
-from bigaction_assets.lake import open_partition
+from bigaction_assets.lake_writer import open_partition
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.benchmark import MODES, ModelAnswerSchema
 from bigaction_assets.sink import ValidatedSink

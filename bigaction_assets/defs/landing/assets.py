@@ -8,7 +8,9 @@ import dagster as dg
 from bigaction_assets import unread
 from bigaction_assets.defs.metadata import column_schema, markdown_preview
 from bigaction_assets.defs.resources import LakeResource
-from bigaction_assets.lake import Lake, open_partition, partition_exists, read_arrow
+from bigaction_assets.lake import Lake, partition_exists
+from bigaction_assets.lake_reader import read_arrow
+from bigaction_assets.lake_writer import open_partition
 from bigaction_assets.schemas import arrow_schema, validated_table
 from bigaction_assets.schemas.raw import UnreadLandingFileSchema
 from bigaction_assets.sources import adapters

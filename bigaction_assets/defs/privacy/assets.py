@@ -7,7 +7,7 @@ import dagster as dg
 
 from bigaction_assets.defs.metadata import column_schema
 from bigaction_assets.defs.resources import LakeResource
-from bigaction_assets.lake import write_partition
+from bigaction_assets.lake_writer import write_partition
 from bigaction_assets.llm.forget import erase_subjects
 from bigaction_assets.privacy import forget, register
 from bigaction_assets.privacy.erasure import Forgotten, erase_lake

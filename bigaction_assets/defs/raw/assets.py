@@ -12,7 +12,7 @@ from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.defs.standardized.assets import GROUP, STANDARDIZE_VERSION, TABLES
 from bigaction_assets.gc_pause import collection_paused
-from bigaction_assets.lake import open_partition
+from bigaction_assets.lake_writer import open_partition
 from bigaction_assets.privacy.withhold import WITHHELD, sender_filter
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.raw import RawRecordSchema

@@ -12,7 +12,8 @@ from bigaction_assets.annotate.items import annotation_items as find_items
 from bigaction_assets.defs.metadata import column_schema, markdown_preview
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.defs.reward.resources import open_store
-from bigaction_assets.lake import iter_partition_batches, open_partition, write_partition
+from bigaction_assets.lake_reader import iter_partition_batches
+from bigaction_assets.lake_writer import open_partition, write_partition
 from bigaction_assets.privacy.register import load_forgotten
 from bigaction_assets.reward.build import build_reward_examples
 from bigaction_assets.reward.examples import RewardSettings

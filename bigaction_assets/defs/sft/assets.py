@@ -16,7 +16,7 @@ from bigaction_assets.defs.metadata import (
 )
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
-from bigaction_assets.lake import open_partition
+from bigaction_assets.lake_writer import open_partition
 from bigaction_assets.schemas import arrow_schema, validated_table
 from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
 from bigaction_assets.sft.dedup import SeenContent

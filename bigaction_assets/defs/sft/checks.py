@@ -9,7 +9,7 @@ from bigaction_assets import quality
 from bigaction_assets.defs.gates import blocking_lake_check, offenders_result
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
-from bigaction_assets.lake import iter_rows_and_sample
+from bigaction_assets.lake_reader import iter_rows_and_sample
 from bigaction_assets.schemas.sft import SFT_FORMATS
 from bigaction_assets.sft.lengths import length_problem, should_recount
 from bigaction_assets.sft.validate import parsed_renderings, rendering_problems

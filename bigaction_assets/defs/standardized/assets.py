@@ -21,7 +21,8 @@ from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.gc_pause import collection_paused
 from bigaction_assets.images.events import TALLY_PREFIX
 from bigaction_assets.images.resolve import ImageResolver
-from bigaction_assets.lake import open_partition, read_partition
+from bigaction_assets.lake_reader import read_partition
+from bigaction_assets.lake_writer import open_partition
 from bigaction_assets.privacy.withhold import WITHHELD, sender_filter
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.images import ImageSchema

@@ -11,7 +11,8 @@ import orjson
 from bigaction_assets.defs.metadata import column_schema, markdown_preview
 from bigaction_assets.defs.partitions import telemetry_batches
 from bigaction_assets.defs.resources import LakeResource
-from bigaction_assets.lake import query_connection, write_partition
+from bigaction_assets.lake_sql import query_connection
+from bigaction_assets.lake_writer import write_partition
 from bigaction_assets.privacy.register import forgotten_pseudonyms
 from bigaction_assets.privacy.withhold import WITHHELD
 from bigaction_assets.schemas import frame

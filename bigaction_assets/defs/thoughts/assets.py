@@ -18,7 +18,7 @@ from bigaction_assets.defs.metadata import (
 )
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource, LLMResource, environment_llm
-from bigaction_assets.lake import open_partition
+from bigaction_assets.lake_writer import open_partition
 from bigaction_assets.llm.caller import RunStats
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.thoughts import ThoughtSchema
