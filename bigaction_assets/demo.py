@@ -19,7 +19,7 @@ from bigaction_assets import ingest
 from bigaction_assets.dagster_home import prepare_dagster_home
 from bigaction_assets.demo_summary import summary
 from bigaction_assets.lake import Lake, local_root
-from bigaction_assets.lakefs import LAKE_URI_ENV, parse_lake
+from bigaction_assets.lake_uri import LAKE_URI_ENV, parse_lake
 from bigaction_assets.privacy.register import forgotten_pseudonyms
 from bigaction_assets.rerun.fingerprint import file_sha256, keep_digests_in
 from bigaction_assets.rerun.graph import Graph, cache_graph, cached_graph, source_hash

@@ -13,7 +13,7 @@ from pathlib import Path
 from bigaction_assets.lakefs import LakeRoot
 
 Lake = Path | LakeRoot
-"""A lake root: a local folder, or a root on some filesystem (lakefs.parse_lake)."""
+"""A lake root: a local folder, or a root on some filesystem (lake_uri.parse_lake)."""
 
 
 def table_dir(lake: Path, group: str, asset: str) -> Path:

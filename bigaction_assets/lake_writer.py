@@ -15,7 +15,8 @@ import pyarrow.parquet as pq
 
 from bigaction_assets.durable import HeldFile, remove_abandoned, replace_unless_same
 from bigaction_assets.lake import Lake, local_root, partition_key, partition_path
-from bigaction_assets.lakefs import ABANDONED_AFTER_S, LakeRoot, new_spool
+from bigaction_assets.lakefs import LakeRoot
+from bigaction_assets.upload_spools import ABANDONED_AFTER_S, new_spool
 
 COMPRESSION = "zstd"
 # Row groups small enough that a reader can stream a partition of multi-megabyte HTML pages.

@@ -11,95 +11,21 @@ it is closed on an error, publishing half a file under the final key: hence the 
 from __future__ import annotations
 
 import contextlib
-import functools
-import logging
-import os
-import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlparse
 
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from bigaction_assets.durable import TMP_SUFFIX, HeldFile, remove_abandoned
+from bigaction_assets.s3_settings import S3Settings
+from bigaction_assets.upload_spools import new_spool
 
-log = logging.getLogger(__name__)
-
-LAKE_URI_ENV = "BIGACTION_LAKE_URI"
-ENDPOINT_ENV = "AWS_ENDPOINT_URL"
-"""The S3 endpoint (`http://127.0.0.1:9000` for a local server); unset means AWS itself."""
-REGION_ENV = "AWS_REGION"
-DEFAULT_REGION = "us-east-1"
 CHUNK = 1 << 20
 WHOLE_READ_BYTES = 64 << 20
 """An object up to this size is read in one GET (`LakeRoot.consistent_read`)."""
-SPOOL_PREFIX = "bigaction-spool-"
-ABANDONED_AFTER_S = 60.0
-"""A temporary file left unlocked this long has lost its writer (one younger may be a writer's
-that has created it and not yet locked it)."""
-
-
-_FSSPEC_BY_STORE: dict[tuple[int, S3Settings], Any] = {}
-
-
-@dataclass(frozen=True)
-class S3Settings:
-    """Where and as whom to reach an S3-protocol store, read once from the standard AWS
-    variables and handed to both pyarrow (writes, reads) and s3fs (DuckDB's reads), so the two
-    libraries can never disagree about which store they talk to."""
-
-    endpoint: str | None
-    region: str
-    access_key: str | None
-    secret_key: str | None
-
-    @classmethod
-    def from_env(cls) -> S3Settings:
-        return cls(
-            endpoint=os.environ.get(ENDPOINT_ENV) or None,
-            region=os.environ.get(REGION_ENV) or os.environ.get("AWS_DEFAULT_REGION") or "",
-            access_key=os.environ.get("AWS_ACCESS_KEY_ID") or None,
-            secret_key=os.environ.get("AWS_SECRET_ACCESS_KEY") or None,
-        )
-
-    def pyarrow(self) -> pafs.S3FileSystem:
-        options: dict[str, Any] = {"region": self.region or DEFAULT_REGION}
-        if self.endpoint:
-            parsed = urlparse(self.endpoint)
-            options |= {"endpoint_override": parsed.netloc, "scheme": parsed.scheme or "https"}
-        if self.access_key and self.secret_key:
-            options |= {"access_key": self.access_key, "secret_key": self.secret_key}
-        return pafs.S3FileSystem(**options)
-
-    def fsspec(self) -> Any:
-        """An s3fs filesystem on the same store, for `DuckDBPyConnection.register_filesystem`
-        (each object looked up once per read: `s3_lookups`).
-
-        One per process and store, its caches emptied at each call: a new one built its own
-        botocore client, parsing botocore's service models and an SSL context each time (~0.25
-        s of CPU per DuckDB connection, measured: a worker spent 15-20% of its CPU there)."""
-        from bigaction_assets.s3_lookups import S3LookingOnce  # s3fs: the cluster extra
-
-        key = (os.getpid(), self)
-        filesystem = _FSSPEC_BY_STORE.get(key)
-        if filesystem is None:
-            client: dict[str, Any] = {"region_name": self.region or DEFAULT_REGION}
-            if self.endpoint:
-                client["endpoint_url"] = self.endpoint
-            filesystem = S3LookingOnce(
-                key=self.access_key,
-                secret=self.secret_key,
-                client_kwargs=client,
-                skip_instance_cache=True,
-            )
-            _FSSPEC_BY_STORE[key] = filesystem
-        filesystem.invalidate_cache()  # listings and looks start afresh for each new user
-        return filesystem
 
 
 class ChangedWhileRead(RuntimeError):
@@ -306,51 +232,3 @@ def _delete_quietly(filesystem: pafs.FileSystem, key: str) -> None:
     # gone already, or the store is away: there is nothing more to undo
     with contextlib.suppress(FileNotFoundError, OSError):
         filesystem.delete_file(key)
-
-
-def remove_abandoned_spools() -> list[Path]:
-    """Delete the spool files in the temporary folder whose process was killed before it could
-    (a live one holds its spool locked); a worker killed mid-upload leaves up to a partition's
-    size of them. Returns what was removed."""
-    folder = Path(tempfile.gettempdir())
-    spools = sorted(folder.glob(f"{SPOOL_PREFIX}*{TMP_SUFFIX}"))
-    removed = remove_abandoned(spools, min_age_s=ABANDONED_AFTER_S)
-    for path in removed:
-        log.warning("removed a spool file a killed process left: %s", path)
-    return removed
-
-
-@functools.cache
-def _spools_swept() -> bool:
-    remove_abandoned_spools()
-    return True
-
-
-def new_spool() -> HeldFile:
-    """A fresh local file, held while in use, to write an object's bytes into before they are
-    uploaded. A process's first one sweeps away those of killed processes."""
-    _spools_swept()
-    return HeldFile.in_temp_folder(SPOOL_PREFIX)
-
-
-def parse_lake(uri: str | Path) -> LakeRoot:
-    """A lake root from a path or a URI; an unknown scheme is refused by name."""
-    text = str(uri)
-    parsed = urlparse(text)
-    if isinstance(uri, Path) or parsed.scheme in ("", "file") or len(parsed.scheme) == 1:
-        path = Path(parsed.path if parsed.scheme == "file" else text).resolve()
-        return LakeRoot(uri=text, filesystem=pafs.LocalFileSystem(), base=path.as_posix())
-    if parsed.scheme != "s3":
-        raise ValueError(
-            f"lake URI {text!r}: the lake lives on a local path or at s3://bucket/prefix"
-        )
-    if not parsed.netloc:
-        raise ValueError(f"lake URI {text!r} names no bucket (s3://bucket/prefix)")
-    settings = S3Settings.from_env()
-    base = "/".join(p for p in (parsed.netloc, parsed.path.strip("/")) if p)
-    return LakeRoot(uri=text, filesystem=settings.pyarrow(), base=base, s3=settings)
-
-
-def lake_uri(data_dir: Path) -> str:
-    """The configured lake root: `BIGACTION_LAKE_URI`, else `<data_dir>/lake`."""
-    return os.environ.get(LAKE_URI_ENV) or str(data_dir / "lake")

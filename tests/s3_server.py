@@ -12,7 +12,7 @@ import boto3
 import pytest
 from moto.server import ThreadedMotoServer
 
-from bigaction_assets.lakefs import ENDPOINT_ENV, REGION_ENV
+from bigaction_assets.s3_settings import ENDPOINT_ENV, REGION_ENV
 
 # moto accepts any credentials; they are set so no client looks for real ones
 TEST_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}

@@ -25,8 +25,8 @@ from bigaction_assets.cluster.store_settings import (
     UnknownLakeMode,
     lake_mode,
 )
-from bigaction_assets.lakefs import S3Settings
 from bigaction_assets.rerun.stamps import STAMPS_FILE
+from bigaction_assets.s3_settings import S3Settings
 
 SLEEPER = "import time; time.sleep(600)"  # a worker that only waits to be stopped
 OUTPUT_FILES = {

@@ -14,7 +14,8 @@ from s3_server import s3_server
 
 from bigaction_assets import episode_ids, lake, lake_writer
 from bigaction_assets.episode_ids import SNAPSHOT_STEPS, repeated_episode_ids, repeated_keys
-from bigaction_assets.lakefs import LakeRoot, parse_lake
+from bigaction_assets.lake_uri import parse_lake
+from bigaction_assets.lakefs import LakeRoot
 
 
 def write(root: lake.Lake, partition: str, ids: list[str | None]) -> None:

@@ -20,7 +20,7 @@ from s3_server import s3_server
 from bigaction_assets import lake_reader, lake_sql
 from bigaction_assets.definitions import defs
 from bigaction_assets.defs.resources import LakeResource, LLMResource, NotOnObjectStore
-from bigaction_assets.lakefs import parse_lake
+from bigaction_assets.lake_uri import parse_lake
 from bigaction_assets.sources.proactive import ADAPTER
 
 SPINE = dg.AssetSelection.assets("raw_records", "thoughts", "sft_examples", "sft_files") | (

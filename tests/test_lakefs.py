@@ -21,9 +21,18 @@ import pyarrow.fs as pafs
 import pytest
 from s3_server import s3_server
 
-from bigaction_assets import lake, lake_reader, lake_rows, lake_sql, lake_writer, lakefs
+from bigaction_assets import (
+    lake,
+    lake_reader,
+    lake_rows,
+    lake_sql,
+    lake_writer,
+    lakefs,
+    upload_spools,
+)
 from bigaction_assets.catalog import lake_tables, refresh_catalog
-from bigaction_assets.lakefs import ChangedWhileRead, LakeRoot, parse_lake
+from bigaction_assets.lake_uri import parse_lake
+from bigaction_assets.lakefs import ChangedWhileRead, LakeRoot
 
 SCHEMA = pa.schema([("id", pa.int64()), ("name", pa.string())])
 
@@ -206,7 +215,7 @@ import os, signal, sys
 import polars as pl
 import pyarrow as pa
 from bigaction_assets import lake_writer
-from bigaction_assets.lakefs import parse_lake
+from bigaction_assets.lake_uri import parse_lake
 root = parse_lake(sys.argv[1])
 writer = lake_writer.partition_writer(
     root, "raw", "things", sys.argv[2], pa.schema([("id", pa.int64())])
@@ -219,7 +228,7 @@ writer.commit()
 
 
 def spools(folder: Path) -> list[Path]:
-    return sorted(folder.glob(f"{lakefs.SPOOL_PREFIX}*"))
+    return sorted(folder.glob(f"{upload_spools.SPOOL_PREFIX}*"))
 
 
 def test_spools_of_killed_workers_are_swept_by_the_next_process_and_live_ones_kept(
@@ -235,7 +244,7 @@ def test_spools_of_killed_workers_are_swept_by_the_next_process_and_live_ones_ke
     assert writer("killed", "die") == -signal.SIGKILL
     [killed] = spools(tmp_path)
     assert killed.stat().st_size > 0 and all_keys(s3_lake) == []
-    live = lakefs.new_spool()  # this process: a writer still at work
+    live = upload_spools.new_spool()  # this process: a writer still at work
     for path in (killed, live.path):
         os.utime(path, (time.time() - 120, time.time() - 120))
     assert writer("done", "commit") == 0

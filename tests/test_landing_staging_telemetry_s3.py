@@ -24,7 +24,8 @@ from bigaction_assets.definitions import defs
 from bigaction_assets.defs.landing import assets as landing_assets
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.defs.standardized.assets import GROUP, STANDARDIZE_VERSION, TABLES
-from bigaction_assets.lakefs import LakeRoot, parse_lake
+from bigaction_assets.lake_uri import parse_lake
+from bigaction_assets.lakefs import LakeRoot
 from bigaction_assets.privacy.forget import record_request
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
 from bigaction_assets.privacy.withhold import WITHHELD

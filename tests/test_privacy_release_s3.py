@@ -26,7 +26,7 @@ from bigaction_assets.defs.privacy.checks import FORGET_CHECKS
 from bigaction_assets.defs.release.assets import release_asset
 from bigaction_assets.defs.release.push import revision_asset
 from bigaction_assets.defs.resources import HubResource, LakeResource, LLMResource
-from bigaction_assets.lakefs import parse_lake
+from bigaction_assets.lake_uri import parse_lake
 from bigaction_assets.privacy import erasure, forget
 from bigaction_assets.privacy.erasure import Forgotten, erase_lake
 from bigaction_assets.privacy.register import table_offenders

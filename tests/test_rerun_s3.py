@@ -16,11 +16,12 @@ from s3_server import s3_server
 
 from bigaction_assets import demo, demo_runs
 from bigaction_assets.dagster_home import prepare_dagster_home
+from bigaction_assets.lake_uri import LAKE_URI_ENV, parse_lake
 from bigaction_assets.lake_writer import write_partition
-from bigaction_assets.lakefs import ENDPOINT_ENV, LAKE_URI_ENV, parse_lake
 from bigaction_assets.rerun.objects import ObjectStates
 from bigaction_assets.rerun.plan import Plan
 from bigaction_assets.rerun.stamps import Stamps
+from bigaction_assets.s3_settings import ENDPOINT_ENV
 from bigaction_assets.settings import DATA_DIR_ENV, LANDING_DIR_ENV, Paths
 
 DATASET = "mind2web.train_demo"

@@ -13,7 +13,7 @@ import pytest
 from s3_server import s3_server
 
 from bigaction_assets import lake, lake_rows, lake_writer
-from bigaction_assets.lakefs import parse_lake
+from bigaction_assets.lake_uri import parse_lake
 from bigaction_assets.row_counts import RowCounts
 
 

@@ -32,8 +32,9 @@ from bigaction_assets.cluster.store_settings import (
     endpoint,
     lake_uri,
 )
-from bigaction_assets.lakefs import LakeRoot, S3Settings
+from bigaction_assets.lakefs import LakeRoot
 from bigaction_assets.rerun.stamps import STAMPS_FILE
+from bigaction_assets.s3_settings import S3Settings
 
 SERVICE = "s3"
 START_SECONDS = 60

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from bigaction_assets.lakefs import ENDPOINT_ENV, LAKE_URI_ENV, REGION_ENV
+from bigaction_assets.lake_uri import LAKE_URI_ENV
+from bigaction_assets.s3_settings import ENDPOINT_ENV, REGION_ENV
 
 CLUSTER_LAKE_ENV = "BIGACTION_CLUSTER_LAKE"
 LOCAL = "local"
@@ -53,7 +54,7 @@ def lake_uri() -> str:
 
 def store_env(port: int) -> dict[str, str]:
     """What points a process's lake (and the SFT files, release, benchmark and reward files
-    beside it) at the cluster's S3 server: the variables `lakefs.S3Settings.from_env` reads."""
+    beside it) at the cluster's S3 server: the variables `s3_settings.S3Settings.from_env` reads."""
     return {
         LAKE_URI_ENV: lake_uri(),
         ENDPOINT_ENV: endpoint(port),

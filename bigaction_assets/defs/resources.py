@@ -14,7 +14,7 @@ from pydantic import Field
 from bigaction_assets.annotate import STORE_FILE
 from bigaction_assets.catalog import refresh_catalog
 from bigaction_assets.lake import Lake, local_root
-from bigaction_assets.lakefs import LAKE_URI_ENV, parse_lake
+from bigaction_assets.lake_uri import LAKE_URI_ENV, parse_lake
 from bigaction_assets.llm.budget import Price, PriceTable
 from bigaction_assets.llm.cache import CacheLocation
 from bigaction_assets.llm.client import ClientSettings
