@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 import pandera.polars as pandera
 
-from bigaction_assets import ingest
+from bigaction_assets import ingest, standardized_rows
 from bigaction_assets.images.resolve import ImageResolver
 from bigaction_assets.lake import Lake
 from bigaction_assets.privacy.withhold import SenderFilter
@@ -69,8 +69,8 @@ class StagedTables:
         if kind is not None:  # the raw step failed: nothing staged may outlive it
             self.abandon()
 
-    def add(self, row: ingest.Row) -> None:
-        if row.table == ingest.TALLIES:
+    def add(self, row: standardized_rows.Row) -> None:
+        if row.table == standardized_rows.TALLIES:
             self.tallies[row.values["name"]] += row.values["count"]
             return
         self.sinks[row.table].add(row.values)
@@ -177,7 +177,7 @@ def read_and_stage(
     if staged is not None:
         images = ImageResolver(landing, adapter.name, dataset)
         try:
-            for out in ingest.standardize(adapter, dataset, readable(), images=images):
+            for out in standardized_rows.standardize(adapter, dataset, readable(), images=images):
                 if not staged.usable:
                     break
                 staged.add(out)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from bigaction_assets import ingest, lake, lake_writer
+from bigaction_assets import ingest, lake, lake_writer, standardized_rows
 from bigaction_assets.images.resolve import ImageResolver
 from bigaction_assets.schemas import frame
 from bigaction_assets.schemas.images import ImageSchema
@@ -49,7 +49,7 @@ STANDARDIZED_MODELS = {
 
 @dataclass
 class Ingested:
-    """What `ingest.raw_records` + `ingest.standardize` made of one dataset."""
+    """What `ingest.raw_records` + `standardized_rows.standardize` made of one dataset."""
 
     raw: list[dict[str, Any]]
     tables: dict[str, list[dict[str, Any]]]
@@ -69,11 +69,11 @@ def land_file(landing: Path, adapter: str, name: str, data: bytes) -> Path:
 def run_ingest(adapter: SourceAdapter, dataset: str, files: list[Path], landing: Path) -> Ingested:
     """Raw records, then standardized rows, the way the Dagster assets chain them."""
     raw = list(ingest.raw_records(adapter, dataset, files, landing))
-    ambiguous = ingest.repeated_ids(row["record_id"] for row in raw)
+    ambiguous = standardized_rows.repeated_ids(row["record_id"] for row in raw)
     tables: dict[str, list[dict[str, Any]]] = {name: [] for name in STANDARDIZED_MODELS}
-    tables[ingest.TALLIES] = []
+    tables[standardized_rows.TALLIES] = []
     images = ImageResolver(landing, adapter.name, dataset)
-    for row in ingest.standardize(adapter, dataset, raw, ambiguous, images):
+    for row in standardized_rows.standardize(adapter, dataset, raw, ambiguous, images):
         tables[row.table].append(row.values)
     return Ingested(raw, tables)
 

@@ -18,7 +18,7 @@ import orjson
 import pyarrow.parquet as pq
 import pytest
 
-from bigaction_assets import ingest, lake_reader, lake_writer
+from bigaction_assets import ingest, lake_reader, lake_writer, standardized_rows
 from bigaction_assets.definitions import defs
 from bigaction_assets.images.verify import undecodable_images
 from bigaction_assets.rerun.fingerprint import files_fingerprint
@@ -236,7 +236,9 @@ def test_failing_blocking_check_fails_the_run(run, dagster_lake) -> None:
     adapter = adapters()["adp"]
     raw = ingest.raw_records(adapter, "synatra", [landing_file], dagster_lake.landing)
     first = next(
-        row.values for row in ingest.standardize(adapter, "synatra", raw) if row.table == "episodes"
+        row.values
+        for row in standardized_rows.standardize(adapter, "synatra", raw)
+        if row.table == "episodes"
     )
     seeded = frame(EpisodeSchema, [{**first, "dataset": "adp.elsewhere"}])
     lake_writer.write_partition(

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from bigaction_assets import adp_export, ingest
+from bigaction_assets import adp_export, ingest, standardized_rows
 from bigaction_assets.images.resolve import ImageResolver
 from bigaction_assets.images.store import image_bytes, iter_images
 from bigaction_assets.rerun.inputs import dataset_roots
@@ -36,7 +36,7 @@ def ingest_named(landing: Path, adapter: str, dataset: str):
 
 
 def tallies(result) -> dict[str, int]:
-    return {r["name"]: r["count"] for r in result.rows(ingest.TALLIES)}
+    return {r["name"]: r["count"] for r in result.rows(standardized_rows.TALLIES)}
 
 
 # --- ADP: image_observation paths, resolved in the dataset's image folders -----------------
@@ -218,8 +218,8 @@ def test_a_parquet_screenshot_changed_after_reading_is_not_taken(tmp_path):
     landing, path = mm_landing(tmp_path, [{"bytes": GOOD, "path": None}])
     raw = list(ingest.raw_records(adapters()["mind2web"], "mm", [path], landing))
     mm_landing(tmp_path / "again", [{"bytes": OTHER, "path": None}])[1].replace(path)
-    rows = list(ingest.standardize(adapters()["mind2web"], "mm", raw, set(),
-                                   ImageResolver(landing, "mind2web", "mm")))  # fmt: skip
+    images = ImageResolver(landing, "mind2web", "mm")
+    rows = list(standardized_rows.standardize(adapters()["mind2web"], "mm", raw, set(), images))
     [page] = [
         r.values for r in rows if r.table == "events" and r.values["kind"] == "web_observation"
     ]

@@ -11,7 +11,7 @@ import orjson
 import pytest
 from conftest import land_file
 
-from bigaction_assets import ingest
+from bigaction_assets import ingest, standardized_rows
 from bigaction_assets.gc_pause import collection_paused
 from bigaction_assets.sources import adapters
 from bigaction_assets.sources.adp import ADAPTER
@@ -123,7 +123,7 @@ def test_reject_text_is_bounded(tmp_path, ingest_dataset, record):
     landing, path = land(tmp_path, "big.jsonl", good("ok") + b"\n" + record + b"\n")
     result = ingest_dataset(ADAPTER, "big", [path], landing)
     [reject] = result.rows("rejects")
-    assert len(reject["raw_text"]) == ingest.REJECT_TEXT_CHARS == 4_000
+    assert len(reject["raw_text"]) == standardized_rows.REJECT_TEXT_CHARS == 4_000
     assert reject["raw_text"] == record.decode()[:4_000]
     assert reject["line"] == 2
     [raw] = [r for r in result.raw if r["line"] == 2]
@@ -206,7 +206,7 @@ def test_repeated_id_without_ambiguity_hint_is_rejected_not_lost(tmp_path):
     """Called without `repeated_ids`, a second record with an id becomes a duplicate_id reject."""
     landing, path = land(tmp_path, "plain.jsonl", DUP_A + b"\n" + DUP_B + b"\n")
     raw = list(ingest.raw_records(ADAPTER, "plain", [path], landing))
-    rows = list(ingest.standardize(ADAPTER, "plain", raw))
+    rows = list(standardized_rows.standardize(ADAPTER, "plain", raw))
     episodes = [r.values for r in rows if r.table == "episodes"]
     rejects = [r.values for r in rows if r.table == "rejects"]
     assert [e["episode_id"] for e in episodes] == ["plain/dup"]
@@ -215,9 +215,9 @@ def test_repeated_id_without_ambiguity_hint_is_rejected_not_lost(tmp_path):
 
 def test_repeated_ids():
     ids: list[Any] = [None, "a", "b", "a", None, "c", "c", "c", "d"]
-    assert ingest.repeated_ids(ids) == {"a", "c"}
-    assert ingest.repeated_ids([]) == set()
-    assert ingest.repeated_ids([None, None]) == set()
+    assert standardized_rows.repeated_ids(ids) == {"a", "c"}
+    assert standardized_rows.repeated_ids([]) == set()
+    assert standardized_rows.repeated_ids([None, None]) == set()
 
 
 # --- discovery and fingerprints ---------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Any
 import dagster as dg
 import pandera.polars as pandera
 
-from bigaction_assets import ingest, staging
+from bigaction_assets import ingest, staging, standardized_rows
 from bigaction_assets.defs.metadata import (
     column_schema,
     image_thumbnail,
@@ -162,23 +162,23 @@ def _standardize_raw_table(
         # sender's records: they are withheld here too, and counted
         withhold = sender_filter(adapter, lake.store, lake.landing)
         rows = itertools.chain(
-            ingest.unreadable_rejects(
+            standardized_rows.unreadable_rejects(
                 adapter,
                 dataset,
                 withhold.keep(ingest.raw_partition_rows(lake.store, key, unreadable=True)),
             )
             if index["error"].null_count() < index.height
             else (),
-            ingest.standardize(
+            standardized_rows.standardize(
                 adapter,
                 dataset,
                 withhold.keep(ingest.raw_partition_rows(lake.store, key, unreadable=False)),
-                ingest.repeated_ids(index["record_id"]),
+                standardized_rows.repeated_ids(index["record_id"]),
                 ImageResolver(lake.landing, adapter.name, dataset),
             ),
         )
         for row in rows:
-            if row.table == ingest.TALLIES:
+            if row.table == standardized_rows.TALLIES:
                 tallies[row.values["name"]] += row.values["count"]
                 continue
             sinks[row.table].add(row.values)
