@@ -181,7 +181,7 @@ def ephemeral_instance() -> Iterator[dg.DagsterInstance]:
 # --- LLM fixtures (test_thoughts_*, test_benchmark_live, test_llm_real) ----------------------
 # The assets that call a model share one resource object; a test binds its own to all of them.
 from bigaction_assets.defs.benchmark.live import model_answers_asset  # noqa: E402
-from bigaction_assets.defs.resources import LLMResource  # noqa: E402
+from bigaction_assets.defs.llm_resource import LLMResource  # noqa: E402
 from bigaction_assets.defs.thoughts.assets import thoughts_asset  # noqa: E402
 
 LLM_ASSETS = {"thoughts": thoughts_asset, "model_answers": model_answers_asset}

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 from conftest import with_llm
 from llm_server import ScriptedServer
 
-from bigaction_assets.defs.resources import LLMResource
+from bigaction_assets.defs.llm_resource import LLMResource
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "adp_thoughts"
 UPSTREAM = dg.AssetSelection.groups("raw", "standardized")

@@ -14,7 +14,7 @@ import pytest
 from conftest import with_llm
 from llm_server import Reply, ScriptedServer
 
-from bigaction_assets.defs.resources import LLMResource
+from bigaction_assets.defs.llm_resource import LLMResource
 from bigaction_assets.images.store import iter_images
 from bigaction_assets.llm.forget import erase_subjects, subjects_present
 from bigaction_assets.privacy.erasure import Forgotten, erase_lake

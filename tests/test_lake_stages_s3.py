@@ -19,7 +19,8 @@ from s3_server import s3_server
 
 from bigaction_assets import lake_reader, lake_sql
 from bigaction_assets.definitions import defs
-from bigaction_assets.defs.resources import LakeResource, LLMResource, NotOnObjectStore
+from bigaction_assets.defs.llm_resource import LLMResource
+from bigaction_assets.defs.resources import LakeResource, NotOnObjectStore
 from bigaction_assets.lake_uri import parse_lake
 from bigaction_assets.sources.proactive import ADAPTER
 

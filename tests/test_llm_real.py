@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import with_llm
 
-from bigaction_assets.defs.resources import LLMResource
+from bigaction_assets.defs.llm_resource import LLMResource
 
 pytestmark = pytest.mark.llm
 

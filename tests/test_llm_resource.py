@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bigaction_assets.defs.resources import LLMResource, llm_from_env
+from bigaction_assets.defs.llm_resource import LLMResource, llm_from_env
 
 VARIABLES = (
     "BIGACTION_LLM_BASE_URL", "BIGACTION_LLM_MODEL", "OPENAI_API_KEY", "BIGACTION_LLM_PRICES",

@@ -22,10 +22,12 @@ from test_privacy_erasure import TABLES
 
 from bigaction_assets import lake_reader, lake_writer
 from bigaction_assets.definitions import defs
+from bigaction_assets.defs.hub_resource import HubResource
+from bigaction_assets.defs.llm_resource import LLMResource
 from bigaction_assets.defs.privacy.checks import FORGET_CHECKS
 from bigaction_assets.defs.release.assets import release_asset
 from bigaction_assets.defs.release.push import revision_asset
-from bigaction_assets.defs.resources import HubResource, LakeResource, LLMResource
+from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake_uri import parse_lake
 from bigaction_assets.privacy import erasure, forget
 from bigaction_assets.privacy.erasure import Forgotten, erase_lake

@@ -16,9 +16,9 @@ import yaml
 from PIL import Image
 
 from bigaction_assets.definitions import defs
+from bigaction_assets.defs.hub_resource import HubResource
 from bigaction_assets.defs.release.assets import release_asset
 from bigaction_assets.defs.release.push import revision_asset
-from bigaction_assets.defs.resources import HubResource
 from bigaction_assets.release.build import MANIFEST
 from bigaction_assets.sft import windows
 from tests.conftest import BUNDLED_LANDING, DagsterLake

@@ -18,9 +18,9 @@ import pytest
 from planted import PLANTED, stored_text
 
 from bigaction_assets.definitions import defs
+from bigaction_assets.defs.hub_resource import HubResource
 from bigaction_assets.defs.release.assets import release_asset
 from bigaction_assets.defs.release.push import revision_asset
-from bigaction_assets.defs.resources import HubResource
 from bigaction_assets.privacy.forget import record_request
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer
 from bigaction_assets.telemetry.sample import SAMPLE, land_sample

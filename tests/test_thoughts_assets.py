@@ -13,7 +13,7 @@ import pytest
 from conftest import with_llm
 from llm_server import Reply, ScriptedServer
 
-from bigaction_assets.defs.resources import LLMResource
+from bigaction_assets.defs.llm_resource import LLMResource
 
 PARTITIONS = "datasets"
 UPSTREAM = dg.AssetSelection.groups("raw", "standardized")

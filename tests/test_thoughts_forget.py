@@ -10,7 +10,7 @@ import pyarrow.dataset as ds
 from conftest import with_llm
 from llm_server import Reply, ScriptedServer
 
-from bigaction_assets.defs.resources import LLMResource
+from bigaction_assets.defs.llm_resource import LLMResource
 from bigaction_assets.llm.forget import subjects_present
 from bigaction_assets.privacy.forget import record_request
 from bigaction_assets.privacy.pseudonyms import Pseudonymizer

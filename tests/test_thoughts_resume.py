@@ -110,7 +110,8 @@ def test_sigkill_mid_run_loses_only_the_calls_in_flight(tmp_path):
 DAGSTER_CHILD = """
 import sys
 import dagster as dg
-from bigaction_assets.defs.resources import LakeResource, LLMResource
+from bigaction_assets.defs.llm_resource import LLMResource
+from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.defs.thoughts.assets import thoughts_asset
 
 data, base_url = sys.argv[1:]

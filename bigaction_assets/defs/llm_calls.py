@@ -5,7 +5,8 @@ from typing import Any
 import dagster as dg
 import pandera.polars as pa
 
-from bigaction_assets.defs.resources import LakeResource, LLMResource
+from bigaction_assets.defs.llm_resource import LLMResource
+from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake import partition_exists, partition_file
 from bigaction_assets.lake_rows import footer_rows
 from bigaction_assets.lake_writer import write_partition

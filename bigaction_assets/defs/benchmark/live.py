@@ -13,13 +13,14 @@ from bigaction_assets.defs.llm_calls import (
     calls_metadata,
     keep_without_model,
 )
+from bigaction_assets.defs.llm_resource import LLMResource, environment_llm
 from bigaction_assets.defs.metadata import (
     column_schema,
     markdown_preview,
     totals_across_partitions,
 )
 from bigaction_assets.defs.partitions import benchmark_datasets
-from bigaction_assets.defs.resources import LakeResource, LLMResource, environment_llm
+from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.lake_writer import open_partition
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.benchmark import MODES, ModelAnswerSchema

@@ -6,8 +6,9 @@ from pathlib import Path
 import dagster as dg
 
 from bigaction_assets.defs.automation import AFTER_INPUTS_CHANGE
+from bigaction_assets.defs.hub_resource import HubResource, hub_from_env
 from bigaction_assets.defs.release.checks import RELEASE_DIR, failed_upstream_gates
-from bigaction_assets.defs.resources import HubResource, LakeResource, hub_from_env
+from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.defs.sft.assets import SFT_VERSION
 from bigaction_assets.defs.standardized.assets import STANDARDIZE_VERSION
 from bigaction_assets.privacy.register import forgotten_rows

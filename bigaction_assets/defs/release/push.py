@@ -11,9 +11,10 @@ from pathlib import Path
 
 import dagster as dg
 
+from bigaction_assets.defs.hub_resource import HubResource
 from bigaction_assets.defs.release.assets import ENVIRONMENT_HUB, PIPELINE_VERSION, RELEASE_VERSION
 from bigaction_assets.defs.release.checks import RELEASE_DIR
-from bigaction_assets.defs.resources import HubResource, LakeResource
+from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.privacy.register import load_forgotten, release_offenders
 from bigaction_assets.release.build import MANIFEST, file_digests
 from bigaction_assets.release.published import download_release, release_root
