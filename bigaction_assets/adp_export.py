@@ -16,7 +16,7 @@ import orjson
 from bigaction_assets.lake_sql import query_connection
 from bigaction_assets.quality import has_table, relation
 from bigaction_assets.settings import Paths
-from bigaction_assets.sources.adp_codec import export_trajectory
+from bigaction_assets.sources.adp_codec_export import export_trajectory
 
 EPISODES_PER_BATCH = 200
 

@@ -1,7 +1,8 @@
 """Agent Data Protocol (ADP) standardized trajectories: the source adapter.
 
-Trajectories go through the codec (`adp_codec`: import then export gives back the same
-trajectories); a dataset's thought cache, if it ships one, through `adp_thoughts`.
+Trajectories go through the codec (`adp_codec`, then `adp_codec_export`: import then export
+gives back the same trajectories); a dataset's thought cache, if it ships one, through
+`adp_thoughts`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from bigaction_assets.sources import adp_thoughts
-from bigaction_assets.sources.adp_codec import export_trajectory, import_trajectory
+from bigaction_assets.sources.adp_codec import import_trajectory
+from bigaction_assets.sources.adp_codec_export import export_trajectory
 from bigaction_assets.sources.base import (
     LandingFilesAdapter,
     ParsedRecord,

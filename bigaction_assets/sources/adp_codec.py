@@ -1,4 +1,5 @@
-"""The ADP codec: an ADP standardized trajectory as our episode and event rows, and back.
+"""The ADP codec: an ADP standardized trajectory as our episode and event rows (and back, in
+adp_codec_export.py).
 
 An ADP record is `{id, content[], details}`; each content item has a `class_`. Fields that a
 column models go to that column; anything else, and the item's original key order, goes to the
@@ -16,7 +17,6 @@ import orjson
 from bigaction_assets.hashing import page_snapshot
 from bigaction_assets.images.header import ImageRefused, inspect
 from bigaction_assets.images.refs import InlineImage, image_ref
-from bigaction_assets.sources import adp_thoughts
 from bigaction_assets.sources.adp_outcome import recorded_completion
 from bigaction_assets.sources.base import RecordRejected, StandardRecord
 
@@ -25,7 +25,7 @@ NESTED_IMAGE = "image_observation"
 INLINE_IMAGE = "_inline_image"  # extra: the event's image is inline data, kept in `images`
 
 # ADP field -> events column, per content class. `html` and `viewport_size` are mapped by hand.
-_COLUMNS: dict[str, dict[str, str]] = {
+COLUMNS: dict[str, dict[str, str]] = {
     "text_observation": {"content": "content", "source": "actor", "name": "name"},
     "image_observation": {"content": "image_path", "source": "actor"},
     "web_observation": {"axtree": "axtree", "url": "url"},
@@ -110,7 +110,7 @@ def import_item(item: Any, where: str) -> tuple[dict[str, Any], dict[str, Any] |
     kind = item.get("class_")
     if kind is None:
         raise RecordRejected("missing_field", f"{where} has no `class_`")
-    if not isinstance(kind, str) or kind not in _COLUMNS:  # a list or object is no class_
+    if not isinstance(kind, str) or kind not in COLUMNS:  # a list or object is no class_
         raise RecordRejected("unknown_class", f"{where} has unknown class_ {kind!r}")
     for key in _REQUIRED[kind]:
         if key not in item:
@@ -121,7 +121,7 @@ def import_item(item: Any, where: str) -> tuple[dict[str, Any], dict[str, Any] |
     for key, field_value in item.items():
         if key == "class_":
             continue
-        column = _COLUMNS[kind].get(key)
+        column = COLUMNS[kind].get(key)
         if column is not None:
             event[column] = _expect(field_value, str, f"{where}.{key}")
             if column == "image_path":
@@ -218,66 +218,3 @@ def _website(details: dict[str, Any], events: list[dict[str, Any]]) -> str | Non
 
 def _json(value: Any) -> str:
     return orjson.dumps(value).decode()
-
-
-# --- export -------------------------------------------------------------------------------
-
-
-def export_item(event: dict[str, Any], html: str | None) -> dict[str, Any]:
-    """An event row (with its page's raw HTML, if any, and `image_bytes` when its image was
-    inline) back as an ADP content item."""
-    kind = event["kind"]
-    extra = orjson.loads(event["extra"]) if event.get("extra") else {}
-    keys = extra.pop(KEY_ORDER, None)
-    image_text = _image_text(event, extra)
-    fields: dict[str, Any] = {"class_": kind}
-    for key, column in _COLUMNS[kind].items():
-        fields[key] = image_text if column == "image_path" else event.get(column)
-    if adp_thoughts.DESCRIPTION_BEFORE in extra:  # a cached thought: the record had this
-        fields["description"] = extra.pop(adp_thoughts.DESCRIPTION_BEFORE)
-    if kind == "api_action":
-        fields["kwargs"] = orjson.loads(event["kwargs"]) if event.get("kwargs") else None
-    if kind == "web_observation":
-        fields["html"] = html
-        width, height = event.get("viewport_width"), event.get("viewport_height")
-        fields["viewport_size"] = [width, height] if width is not None else None
-        nested = extra.pop(NESTED_IMAGE, None)
-        if isinstance(nested, dict) and "content" in nested:  # its path is in the column
-            nested = {**nested, "content": image_text}
-        fields[NESTED_IMAGE] = nested  # else kept as the record had it (none, {}, 0, ...)
-        extra.pop("html_null", None)
-    fields.update(extra)
-    if keys is None:
-        return fields
-    return {key: fields.get(key) for key in keys}
-
-
-def _image_text(event: dict[str, Any], extra: dict[str, Any]) -> str | None:
-    """The image as the record wrote it: its path, or its inline data written back."""
-    prefix = extra.pop(INLINE_IMAGE, None)
-    if prefix is None:
-        return event.get("image_path")
-    data = event.get("image_bytes")  # from `images`; an event fresh from import holds its ref
-    if data is None and isinstance(event.get("image"), InlineImage):
-        data = event["image"].data
-    return None if data is None else prefix + base64.b64encode(data).decode()
-
-
-def export_trajectory(
-    episode: dict[str, Any], events: list[dict[str, Any]], pages: dict[str, str]
-) -> dict[str, Any]:
-    """An episode and its events (ordered by idx) back as an ADP trajectory."""
-    details = orjson.loads(episode["details"])
-    record_extra = details.pop("_record_extra", {})
-    no_details = details.pop("_no_details", False)
-    null_details = details.pop("_null_details", False)
-    int_id = details.pop("_int_id", False)
-    source_id: Any = int(episode["source_id"]) if int_id else episode["source_id"]
-    content = [export_item(event, pages.get(event.get("html_sha") or "")) for event in events]
-    trajectory: dict[str, Any] = {"id": source_id, "content": content}
-    if null_details:
-        trajectory["details"] = None
-    elif not no_details:
-        trajectory["details"] = details
-    trajectory.update(record_extra)
-    return trajectory
