@@ -33,7 +33,7 @@ import pyarrow as pa
 from bigaction_assets.gc_pause import collection_paused
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.sft import SftExampleSchema
-from bigaction_assets.sft.conversation import Conversation, MissingTask, build_conversation
+from bigaction_assets.sft.conversation import MissingTask, build_conversation
 from bigaction_assets.sft.episode_chunks import EpisodeChunk
 from bigaction_assets.sft.examples import RENDERERS, ExampleSettings, content_key
 from bigaction_assets.sft.inputs import iter_chunks
@@ -43,6 +43,7 @@ from bigaction_assets.sft.observations import (
     shown_ahead,
 )
 from bigaction_assets.sft.parallel import render_chunk
+from bigaction_assets.sft.turns import Conversation
 from bigaction_assets.sft.worker_start import start_worker
 
 PARTS = ("rows", "observations", "conversations", "renderings", "arrow")

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bigaction_assets.joined_tokens import facts, joined, last_segment
-from bigaction_assets.sft.conversation import Conversation, ToolCall, Turn, build_conversation
+from bigaction_assets.sft.conversation import build_conversation
 from bigaction_assets.sft.counting import FORMAT_LENGTHS, conversation_tokens
 from bigaction_assets.sft.lengths import FORMAT_TOKENS
 from bigaction_assets.sft.observations import make_observation_renderer
@@ -18,6 +18,7 @@ from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_format import render_openhands
 from bigaction_assets.sft.sharegpt_format import render_sharegpt
 from bigaction_assets.sft.tools import KNOWN_TOOLS
+from bigaction_assets.sft.turns import Conversation, ToolCall, Turn
 from bigaction_assets.sft.windows import split_into_windows
 from bigaction_assets.tokens import count_tokens_uncached, segments
 

@@ -11,9 +11,9 @@ from types import ModuleType
 from bundled import bundled_episodes
 from test_sft_parallel import SCHEMA, chunks_of
 
-from bigaction_assets.sft.conversation import Conversation, Turn
 from bigaction_assets.sft.examples import ExampleSettings
 from bigaction_assets.sft.parallel import render_chunk
+from bigaction_assets.sft.turns import Conversation, Turn
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 

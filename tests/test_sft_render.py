@@ -11,13 +11,7 @@ from conftest import run_ingest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bigaction_assets.sft.conversation import (
-    NO_OBSERVATION,
-    Conversation,
-    MissingTask,
-    ToolCall,
-    build_conversation,
-)
+from bigaction_assets.sft.conversation import NO_OBSERVATION, MissingTask, build_conversation
 from bigaction_assets.sft.examples import (
     NO_AGENT_ACTION,
     NO_TASK,
@@ -34,6 +28,7 @@ from bigaction_assets.sft.sharegpt_format import (
     tools_json,
 )
 from bigaction_assets.sft.tools import KNOWN_TOOLS, infer_spec
+from bigaction_assets.sft.turns import Conversation, ToolCall
 from bigaction_assets.sft.validate import openai_problems, openhands_problems, sharegpt_problems
 from bigaction_assets.sft.windows import split_into_windows
 from bigaction_assets.sources.adp import ADAPTER as ADP

@@ -10,13 +10,14 @@ from typing import Any
 import pytest
 from bundled import bundled_episodes
 
-from bigaction_assets.sft.conversation import Turn, build_conversation
+from bigaction_assets.sft.conversation import build_conversation
 from bigaction_assets.sft.counting import conversation_tokens
 from bigaction_assets.sft.lengths import FORMAT_TOKENS
 from bigaction_assets.sft.observations import make_observation_renderer
 from bigaction_assets.sft.openai_format import render_openai
 from bigaction_assets.sft.openhands_format import render_openhands
 from bigaction_assets.sft.sharegpt_format import render_sharegpt
+from bigaction_assets.sft.turns import Turn
 from bigaction_assets.sft.validate import openai_problems, openhands_problems, sharegpt_problems
 from bigaction_assets.sft.windows import NoAction, split_into_windows
 from bigaction_assets.tokens import count_tokens_uncached

@@ -1,14 +1,12 @@
-"""The one intermediate form every SFT format renders from: turns and tool calls of an episode."""
+"""An episode's events as the conversation every SFT format renders from (`turns`): its calls,
+the thoughts that go with them, and the observations they are shown."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
 from bigaction_assets.event_marks import IMAGE_NAME
 from bigaction_assets.joined_tokens import join_counted
@@ -17,12 +15,11 @@ from bigaction_assets.sft.openhands_blocks import written_finish
 from bigaction_assets.sft.tools import (
     FINISH_TOOL,
     KNOWN_TOOLS,
-    ToolSpec,
     code_tool,
     tools_for_calls,
 )
+from bigaction_assets.sft.turns import Conversation, ToolCall, Turn
 
-Role = Literal["system", "user", "assistant", "tool"]
 Event = Mapping[str, Any]
 ObservationRenderer = Callable[[Event], str]
 
@@ -35,90 +32,11 @@ DEFAULT_SYSTEM_PROMPT = (
 NO_OBSERVATION = "[no observation recorded]"
 ACTION_KINDS = ("api_action", "code_action", "message_action")
 # NNetNav marks its final answer `<finish> ... </finish>`; inside a finish call it is redundant.
-# `json.dumps(value, ensure_ascii=False)`, the same text: dumps builds an encoder on every call
-# given an option, ~1 us of the ~3 it takes for a call's arguments, on every call of every episode
-_JSON_NON_ASCII = json.JSONEncoder(ensure_ascii=False)
 _FINISH_MARKUP = re.compile(r"^\s*<finish>(.*)</finish>\s*$", re.DOTALL)
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: dict[str, Any]
-
-    @cached_property
-    def arguments_json(self) -> str:
-        """`arguments_json(self.arguments)`, made once: every window and format shows it."""
-        return arguments_json(self.arguments)
-
-    @cached_property
-    def call_json(self) -> str:
-        """`json.dumps({"name": ..., "arguments": ...})`: the call as LLaMA-Factory's
-        function_call value holds it, made once for every window."""
-        name = _JSON_NON_ASCII.encode(self.name)
-        return f'{{"name": {name}, "arguments": {self.arguments_json}}}'
-
-
-@dataclass
-class Turn:
-    """One message: `tool_calls` for an assistant turn that acts, `tool_call_id` for a result.
-
-    `images` are the file names (`<image_sha>.<format>`) of the screenshots an observation turn
-    shows, in order; every format puts a turn's images before its text.
-    """
-
-    role: Role
-    content: str
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    tool_call_id: str | None = None
-    name: str | None = None
-    images: list[str] = field(default_factory=list)
-
-
-def side_groups(turns: Sequence[Turn]) -> list[list[Turn]]:
-    """Runs of consecutive turns of one side (the assistant's, or the user's and tools'): each
-    run is one message in every format, so the formats hold the same messages. A user-side run
-    holds at most one tool result, first: results follow their call at once."""
-    groups: list[list[Turn]] = []
-    for turn in turns:
-        if groups and (groups[-1][0].role == "assistant") == (turn.role == "assistant"):
-            groups[-1].append(turn)
-        else:
-            groups.append([turn])
-    return groups
-
-
-def assistant_text_and_calls(group: Sequence[Turn]) -> tuple[str, list[ToolCall]]:
-    """An assistant run as one message: its texts (the thought, for a run that calls), blank
-    lines between, and its calls in order."""
-    if len(group) == 1:  # the usual run: one turn
-        return group[0].content, group[0].tool_calls
-    text = "\n\n".join(turn.content for turn in group if turn.content)
-    return text, [call for turn in group for call in turn.tool_calls]
 
 
 class MissingTask(ValueError):
     """An episode opens with an action and records no task to put before it."""
-
-
-@dataclass
-class Conversation:
-    """One episode's messages, or one window of them (`window` of `windows`, from 0)."""
-
-    episode_id: str
-    system: str
-    tools: list[ToolSpec]
-    turns: list[Turn]
-    window: int = 0
-    windows: int = 1
-    # `windows.conversation_tokens`, once something has counted it; a cache, not identity
-    tokens: int | None = field(default=None, compare=False)
-
-    @cached_property
-    def groups(self) -> list[list[Turn]]:
-        """`side_groups(self.turns)`, made once: each is a message in every format."""
-        return side_groups(self.turns)
 
 
 def tool_call_id(episode_id: str, idx: int) -> str:
@@ -279,8 +197,3 @@ def _states_task(event: Event, task: str) -> bool:
     """Whether an agent event is a message holding exactly the episode's task."""
     content = str(event.get("content") or "").strip()
     return event["kind"] == "message_action" and bool(task) and content == task
-
-
-def arguments_json(arguments: Mapping[str, Any]) -> str:
-    """Arguments as compact, key-order-preserving JSON text (same input, same bytes)."""
-    return _JSON_NON_ASCII.encode(dict(arguments))

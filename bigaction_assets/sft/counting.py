@@ -17,13 +17,14 @@ from collections.abc import Iterable, Sequence
 import orjson
 
 from bigaction_assets.joined_tokens import facts
-from bigaction_assets.sft.conversation import Conversation, Turn
 from bigaction_assets.sft.formats import SFT_FORMATS
 from bigaction_assets.sft.images import IMAGE_TOKENS
 from bigaction_assets.sft.lengths import MESSAGE_OVERHEAD, REPLY_OVERHEAD
 from bigaction_assets.sft.openhands_format import system_text
 from bigaction_assets.sft.sharegpt_format import tools_json
-from bigaction_assets.sft.tallies import TALLIES, Tally, TurnFacts, add
+from bigaction_assets.sft.tallies import TALLIES, Tally, add
+from bigaction_assets.sft.turn_facts import TurnFacts
+from bigaction_assets.sft.turns import Conversation, Turn
 from bigaction_assets.tokens import count_tokens
 
 

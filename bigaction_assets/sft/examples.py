@@ -10,13 +10,7 @@ from typing import Any
 import orjson
 
 from bigaction_assets.event_marks import GENERATED
-from bigaction_assets.sft.conversation import (
-    ACTION_KINDS,
-    Conversation,
-    MissingTask,
-    assistant_text_and_calls,
-    build_conversation,
-)
+from bigaction_assets.sft.conversation import ACTION_KINDS, MissingTask, build_conversation
 from bigaction_assets.sft.counting import conversation_tokens
 from bigaction_assets.sft.formats import SFT_FORMATS, THOUGHT_KINDS
 from bigaction_assets.sft.images import IMAGE_TOKENS, SHAREGPT_PLACEHOLDER, run_images
@@ -27,6 +21,7 @@ from bigaction_assets.sft.openhands_format import render_openhands
 from bigaction_assets.sft.sharegpt_format import THOUGHT_WORDS, render_sharegpt
 from bigaction_assets.sft.splits import DEFAULT_RATIOS, assign_split
 from bigaction_assets.sft.tools import ToolSpec
+from bigaction_assets.sft.turns import Conversation, assistant_text_and_calls
 from bigaction_assets.sft.validate import rendering_problems
 from bigaction_assets.sft.windows import NoAction, split_into_windows
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bigaction_assets.sft.conversation import Turn
+from bigaction_assets.sft.turns import Turn
 
 # Relative to the folder of the example's file: `sft_files` writes each image there once.
 IMAGE_FOLDER = "images"

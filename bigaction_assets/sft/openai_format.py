@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bigaction_assets.sft.conversation import Conversation, Turn, assistant_text_and_calls
 from bigaction_assets.sft.images import openai_image_part, run_images
+from bigaction_assets.sft.turns import Conversation, Turn, assistant_text_and_calls
 
 
 def _assistant(group: list[Turn]) -> dict[str, Any]:

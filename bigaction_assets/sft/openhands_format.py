@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bigaction_assets.sft.conversation import Conversation, ToolCall, Turn
 from bigaction_assets.sft.images import openhands_parts
 from bigaction_assets.sft.openhands_blocks import block_text
 from bigaction_assets.sft.tools import ToolSpec
+from bigaction_assets.sft.turns import Conversation, ToolCall, Turn
 
 CALL_FORMAT = (
     "To call a function, reply with your reasoning, then exactly one block:\n"

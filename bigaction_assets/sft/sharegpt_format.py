@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bigaction_assets.sft.conversation import Conversation, Turn, assistant_text_and_calls
 from bigaction_assets.sft.images import SHAREGPT_PLACEHOLDER, image_path, run_images
+from bigaction_assets.sft.turns import Conversation, Turn, assistant_text_and_calls
 
 HUMAN_SIDE = ("human", "observation")  # LLaMA-Factory wants these at positions 0, 2, 4, ...
 GPT_SIDE = ("gpt", "function_call")  # ... and these at 1, 3, 5, ...

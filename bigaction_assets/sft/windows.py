@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bigaction_assets.joined_tokens import facts
-from bigaction_assets.sft.conversation import Conversation, Turn
 from bigaction_assets.sft.counting import LengthCounter
 from bigaction_assets.sft.formats import SFT_FORMATS
 from bigaction_assets.sft.images import IMAGE_TOKENS
 from bigaction_assets.sft.observations import fit_to_tokens
 from bigaction_assets.sft.tallies import add, copies
+from bigaction_assets.sft.turns import Conversation, Turn
 
 OBSERVATION_ROLES = ("user", "tool")
 
