@@ -32,7 +32,8 @@ import pyarrow as pa
 
 from bigaction_assets.lake import Lake
 from bigaction_assets.lake_reader import read_file_columns
-from bigaction_assets.lake_rows import FileVersion, table_file_versions
+from bigaction_assets.lake_rows import table_file_versions
+from bigaction_assets.row_counts import FileVersion
 
 log = logging.getLogger(__name__)
 HASHING = f"polars {pl.__version__} hash seed 0"

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pyarrow.parquet as pq
 
 from bigaction_assets.lake import Lake, local_root, table_dir
 from bigaction_assets.lake_reader import table_files
 from bigaction_assets.lakefs import LakeRoot
-
-if TYPE_CHECKING:
-    from bigaction_assets.row_counts import RowCounts
+from bigaction_assets.row_counts import FileVersion, RowCounts
 
 
 def footer_rows(lake: Lake, file: Path | str) -> int:
@@ -25,7 +22,6 @@ def footer_rows(lake: Lake, file: Path | str) -> int:
 
 
 FOOTER_MEMO_SIZE = 65_536
-FileVersion = tuple[str, int, int]  # name, size, modification time (ns)
 _footer_memo: dict[FileVersion, int] = {}
 
 

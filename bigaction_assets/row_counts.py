@@ -17,8 +17,7 @@ from collections.abc import Iterable
 from contextlib import closing
 from pathlib import Path
 
-from bigaction_assets.lake_rows import FileVersion
-
+FileVersion = tuple[str, int, int]  # name, size, modification time (ns)
 SCHEMA = """
 create table if not exists file_rows (
     name text not null, size integer not null, mtime_ns integer not null, rows integer not null,
