@@ -1,19 +1,23 @@
 """What personal data and secrets look like: per kind a precise pattern, a real validator where
-the kind has one (Luhn and issuer prefixes for cards, the IBAN checksum, phone-number metadata,
-`ipaddress`), and where in a text it can start (`Where`), so that `scan.find` runs each pattern
-only near the few places that could hold a match."""
+the kind has one (`validators`: Luhn and issuer prefixes for cards, the IBAN checksum,
+`ipaddress`; `phones`: phone-number metadata), and where in a text it can start (`Where`), so
+that `scan.find` runs each pattern only near the few places that could hold a match."""
 
 from __future__ import annotations
 
-import ipaddress
 import re
-from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from stdnum import iban, luhn
-
 from bigaction_assets.privacy.phones import dialled, phone_ok
+from bigaction_assets.privacy.validators import (
+    card_ok,
+    email_ok,
+    iban_span,
+    ipv4_ok,
+    ipv6_span,
+    token_ok,
+)
 
 KINDS = ("EMAIL", "PHONE", "CARD", "IBAN", "IP", "API_KEY", "JWT", "TOKEN", "PASSWORD")
 # When two findings overlap, the kind listed first wins (a JWT holds digit runs, a key may
@@ -21,7 +25,6 @@ KINDS = ("EMAIL", "PHONE", "CARD", "IBAN", "IP", "API_KEY", "JWT", "TOKEN", "PAS
 PRIORITY = {kind: rank for rank, kind in enumerate(
     ("PASSWORD", "JWT", "API_KEY", "TOKEN", "EMAIL", "IBAN", "CARD", "IP", "PHONE")
 )}  # fmt: skip
-_FILE_SUFFIXES = {"png", "jpg", "jpeg", "gif", "svg", "webp", "css", "js", "ico", "avif"}
 _CREDENTIAL_NAMES = (
     r"access_token|refresh_token|id_token|auth_token|api_key|apikey|api-key|x-api-key|token|"
     r"secret|client_secret|private_key|sessionid|session_id"
@@ -46,97 +49,6 @@ class Finding:
 
     def __len__(self) -> int:
         return self.end - self.start
-
-
-def _email_ok(value: str) -> bool:
-    domain = re.split("@|%40", value, maxsplit=1)[-1]
-    return domain.rsplit(".", 1)[-1].lower() not in _FILE_SUFFIXES
-
-
-_CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[068]|6011|64[4-9]|65|62|35)")
-
-
-# How issuers print card numbers: in fours (the last group shorter), 4-6-5 (American Express)
-# or 4-6-4 (Diners Club); an order number `419-1890228-6244365` passing Luhn is not one.
-_CARD_GROUPS = ((4, 6, 5), (4, 6, 4))
-
-
-def _card_ok(value: str) -> bool:
-    digits = re.sub(r"[ -]", "", value)
-    if len({c for c in value if c in " -"}) > 1:
-        return False  # one kind of separator per number
-    sizes = tuple(map(len, re.split("[ -]", value)))
-    if len(sizes) > 1 and sizes not in _CARD_GROUPS and set(sizes[:-1]) != {4}:
-        return False
-    return 13 <= len(digits) <= 19 and bool(_CARD_PREFIX.match(digits)) and luhn.is_valid(digits)
-
-
-def _token_ok(value: str) -> bool:
-    """`Bearer <token>`: a token has digits or mixes cases past its first letter (a random
-    `tok_TKCMqqRuhRLMo…` may hold no digit); `Basic information` and `bearer authentication`
-    do neither."""
-    rest = value[1:]
-    return any(c.isdigit() for c in value) or (rest.lower() != rest and rest.upper() != rest)
-
-
-def _ipv4_ok(value: str) -> bool:
-    try:
-        address = ipaddress.IPv4Address(value)
-    except ValueError:
-        return False
-    return not address.is_unspecified
-
-
-def _ipv6_ok(value: str) -> bool:
-    if sum(1 for group in value.split(":") if group) < 2:
-        return False  # `::`, `a::` and the like are CSS and times, not addresses
-    try:
-        ipaddress.IPv6Address(value)
-    except ValueError:
-        return False
-    return True
-
-
-def _iban_span(value: str) -> tuple[int, int] | None:
-    """The longest prefix of the match, cut at a space, that passes the IBAN checksum."""
-    cuts = [len(value)] + [i for i in range(len(value) - 1, 14, -1) if value[i] == " "]
-    for cut in cuts:
-        if iban.is_valid(value[:cut]):
-            return 0, cut
-    return None
-
-
-_IPV6_LONGEST = 45  # `ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255`
-
-
-def _ipv6_span(value: str) -> tuple[int, int] | None:
-    """The longest address in a run of hex digits, colons and dots, cut at a colon or dot: a
-    label before it (`ip:2001:db8::1`), a sentence's full stop or hex letters after it are
-    not part of it. Only pieces short enough to be an address are tried, so a long run costs
-    time in proportion to its length, not to its square."""
-    cuts = [i for i, c in enumerate(value) if c in ":."]
-    best: tuple[int, int] | None = None
-    doubles = [i for i in cuts if value.startswith("::", i)]  # `::1` starts at its colons
-    ends = sorted({*cuts, len(value)})
-    for start in sorted({0, *doubles, *(i + 1 for i in cuts)}):
-        index = bisect_left(ends, start + 2)
-        while index < len(ends) and ends[index] - start <= _IPV6_LONGEST:
-            end = ends[index]
-            index += 1
-            if end - start > (best[1] - best[0] if best else 1) and _ipv6_shaped(value[start:end]):
-                best = (start, end)
-    return best
-
-
-def _ipv6_shaped(piece: str) -> bool:
-    """Colons as an address has them (seven; six before a dotted IPv4 tail; at most eight
-    with `::`), then the full check."""
-    colons = piece.count(":")
-    if ":::" in piece:
-        return False
-    if "::" in piece:
-        return colons <= 8 and _ipv6_ok(piece)
-    return (colons == 7 or (colons == 6 and "." in piece)) and _ipv6_ok(piece)
 
 
 # No pattern matches a NUL, so `scan.find_each` can search many texts joined by one.
@@ -214,7 +126,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     _d("TOKEN", r"(?i)\b(?:bearer|basic|token)\s{1,16}(?P<v>[A-Za-z0-9_.~+/=-]{12,})",
        Where(near=("bearer", "basic", "token"), after=_AFTER_NAME, overlap=True),
-       _whole(_token_ok)),
+       _whole(token_ok)),
     _d("PASSWORD", rf"(?i)(?<![A-Za-z0-9-])(?:{PASSWORD_NAMES}){_VALUE.format(n=3)}",
        Where(near=("pass", "pwd", "pin"), after=_AFTER_NAME, overlap=True)),
     _d("TOKEN", rf"(?i)(?<![A-Za-z0-9-])(?:{_CREDENTIAL_NAMES}){_VALUE.format(n=12)}",
@@ -228,23 +140,23 @@ DETECTORS: tuple[Detector, ...] = (
         r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b",
         Where(near=("@", "%40"), back=re.compile(r"[A-Za-z0-9._%+-]*"),
               ahead=re.compile(r"[A-Za-z0-9.-]*")),
-        _whole(_email_ok),
+        _whole(email_ok),
     ),
     _d("IBAN", r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b",
-       Where(anchor=re.compile(r"[A-Z]{2}\d\d"), digit=True, before=1, after=48), _iban_span),
+       Where(anchor=re.compile(r"[A-Z]{2}\d\d"), digit=True, before=1, after=48), iban_span),
     _d("CARD", r"(?<![\w.+-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)", Where(digits=13, digit=True),
-       _whole(_card_ok)),
+       _whole(card_ok)),
     _d("IP", rf"(?<![\w.]){_NOT_A_VERSION}(?:\d{{1,3}}\.){{3}}\d{{1,3}}(?![\w]|\.\d)",
        Where(digits=4, dots=3, digit=True),
-       _whole(_ipv4_ok)),
-    _d(  # a run of hex digits, colons and dots holding two colons; `_ipv6_span` cuts labels off
+       _whole(ipv4_ok)),
+    _d(  # a run of hex digits, colons and dots holding two colons; `ipv6_span` cuts labels off
         "IP",
         r"(?:(?<![\w.:])|(?=:))(?=[0-9A-Fa-f.]*:[0-9A-Fa-f.]*:)[0-9A-Fa-f:.]+(?:(?<=[.:])|(?!\w))",
         # an address has `::`, or six colons and more (`1:2:3:4:5:6:7:8`, `…:6:1.2.3.4`):
         # times (`09:34:12`) and most CSS have neither
         Where(anchor=re.compile(r"::|:[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){4}:"), before=48,
               after=48),
-        _ipv6_span,
+        ipv6_span,
     ),
     _d("PHONE", r"(?i)(?<=tel:)(?<![a-z]tel:)\+?[\d(][\d().-]*\d", Where(near=("tel:",), after=32),
        _whole(dialled)),  # a `tel:` link's number, whatever its shape
