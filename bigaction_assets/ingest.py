@@ -17,7 +17,7 @@ from bigaction_assets.privacy.withhold import SenderFilter
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.sources import partition_key
 from bigaction_assets.sources.base import SourceAdapter
-from bigaction_assets.sources.jsonstream import RawText
+from bigaction_assets.sources.raw_text import RawText
 
 # raw records (a whole Mind2Web task each) run to megabytes: hand them on a few at a time
 RAW_BATCH_ROWS = 8

@@ -21,7 +21,7 @@ from bigaction_assets.sources.base import (
     StandardRecord,
     Tally,
 )
-from bigaction_assets.sources.jsonstream import UNPARSED
+from bigaction_assets.sources.raw_text import UNPARSED
 
 REJECT_TEXT_CHARS = 4_000
 EVENT_COLUMNS = (

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bigaction_assets.sources import jsonstream
-from bigaction_assets.sources.jsonstream import RawText, iter_json_records, iter_jsonl_records
+from bigaction_assets.sources.jsonstream import iter_json_records, iter_jsonl_records
+from bigaction_assets.sources.raw_text import RawText
 
 CHUNK_SIZES = [1, 3, 7, 64, jsonstream.CHUNK_BYTES]
 BOM = b"\xef\xbb\xbf"

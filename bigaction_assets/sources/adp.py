@@ -22,8 +22,8 @@ from bigaction_assets.sources.base import (
     StandardRecord,
     Tally,
 )
-from bigaction_assets.sources.jsonstream import RawText
 from bigaction_assets.sources.landing import find_datasets, split_shards
+from bigaction_assets.sources.raw_text import RawText
 
 __all__ = ["ADAPTER", "AdpAdapter", "export_trajectory", "import_trajectory"]
 

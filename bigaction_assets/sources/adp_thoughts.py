@@ -21,7 +21,7 @@ import orjson
 
 from bigaction_assets.schemas.standardized import ACTION_KINDS
 from bigaction_assets.sources.base import ParsedRecord, RecordRejected, Rejection, Tally
-from bigaction_assets.sources.jsonstream import RawText
+from bigaction_assets.sources.raw_text import RawText
 
 CACHE_SUFFIX = ".generated_thoughts.json"
 ADP_GENERATED = "adp_generated"

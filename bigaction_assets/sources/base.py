@@ -8,14 +8,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bigaction_assets.sources.csv_rows import iter_csv_records
-from bigaction_assets.sources.jsonstream import (
-    IdReader,
-    RawText,
-    iter_json_records,
-    iter_jsonl_records,
-)
+from bigaction_assets.sources.jsonstream import iter_json_records, iter_jsonl_records
 from bigaction_assets.sources.landing import find_datasets, split_shards
 from bigaction_assets.sources.parquet_rows import iter_parquet_records
+from bigaction_assets.sources.raw_text import IdReader, RawText
 
 JSON_SUFFIXES = (".json", ".jsonl")
 # The layouts the Hugging Face Hub publishes datasets in, besides JSON: Parquet shards and CSV.

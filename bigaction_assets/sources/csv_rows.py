@@ -10,7 +10,7 @@ from typing import BinaryIO
 
 import orjson
 
-from bigaction_assets.sources.jsonstream import IdReader, RawText
+from bigaction_assets.sources.raw_text import IdReader, RawText
 
 # A row holds whole pages: the csv module's default cap (128 KiB per field) would refuse them.
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -21,67 +20,12 @@ import orjson
 from bigaction_assets.sources.jsoncut import MORE, cut_value
 from bigaction_assets.sources.jsonscan import DECODER, element_end
 from bigaction_assets.sources.jsonwindow import ByteWindow
+from bigaction_assets.sources.raw_text import UNPARSED, IdReader, RawText, check_utf8
 
 CHUNK_BYTES = 16 * 1024 * 1024
 _WHITESPACE = b" \t\r\n"
 # What `[\s,]*` skips in a Latin-1 reading of the bytes, as the slow path always read them.
 _SEPARATORS = re.compile(rb"[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0,]*")
-
-
-class _Unparsed:
-    def __repr__(self) -> str:
-        return "UNPARSED"
-
-
-UNPARSED: Any = _Unparsed()
-
-
-@dataclass(frozen=True, slots=True)
-class RawText:
-    """One record as it stands in a file.
-
-    Attributes:
-        line: line of the file where the record starts, from 1.
-        record_index: position of the record in the file, from 0.
-        byte_offset: where the record's first byte is.
-        data: the record's UTF-8 bytes (undecodable bytes shown as escapes when `error` says
-            so); `text` is the same, decoded.
-        error: reason code when the record cannot be read: `invalid_utf8`, `truncated`,
-            `malformed_json` (text that is not a JSON value where a record should be).
-        error_detail: what was wrong, for a person.
-        record_id: the record's own id, as the caller's `record_id` function reads it.
-        value: the record parsed by orjson, when reading it took that anyway (else
-            `UNPARSED`), so a caller standardizing in the same pass need not parse it again.
-    """
-
-    line: int
-    record_index: int
-    byte_offset: int
-    data: bytes
-    error: str | None = None
-    error_detail: str | None = None
-    record_id: str | None = None
-    value: Any = field(default=UNPARSED, compare=False, repr=False)
-
-    @property
-    def text(self) -> str:
-        return self.data.decode("utf-8")
-
-
-def _check_utf8(raw: bytes) -> tuple[bytes, str | None, str | None]:
-    """The record's bytes if they are UTF-8; else a readable copy, the error and its detail."""
-    if raw.isascii():
-        return raw, None, None
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        detail = f"byte {exc.start} of the record is not UTF-8 ({raw[exc.start : exc.start + 4]!r})"
-        return _escaped(raw), "invalid_utf8", detail
-    return raw, None, None
-
-
-def _escaped(raw: bytes) -> bytes:
-    return raw.decode("utf-8", errors="backslashreplace").encode("utf-8")
 
 
 def _first_significant_byte(handle: BinaryIO) -> bytes:
@@ -91,9 +35,6 @@ def _first_significant_byte(handle: BinaryIO) -> bytes:
         head = head[3:]
     stripped = head.lstrip(_WHITESPACE)
     return stripped[:1]
-
-
-IdReader = Callable[[Any], str | None]
 
 
 def _no_id(value: Any) -> str | None:
@@ -128,7 +69,7 @@ def _iter_lines(handle: BinaryIO, record_id: IdReader) -> Iterator[RawText]:
         start = offset + len(raw) - len(body)  # the record's first byte, not the line's
         body = body.rstrip(_WHITESPACE)
         if body:
-            data, error, detail = _check_utf8(body)
+            data, error, detail = check_utf8(body)
             identity = None
             value = UNPARSED
             if error is None and not raw.endswith(b"\n") and not _looks_closed(body):
@@ -198,7 +139,7 @@ def _iter_array(handle: BinaryIO, record_id: IdReader) -> Iterator[RawText]:
                 pos = 0
                 continue
             if end is None:
-                data, _, _ = _check_utf8(window.data[pos:])
+                data, _, _ = check_utf8(window.data[pos:])
                 cut_off = "the file ends inside this record"
                 yield _refused(_record(window, pos, data, index, "truncated", cut_off), closed)
                 return
@@ -238,7 +179,7 @@ def _element(
     error: Exception | None,
     record_id: IdReader,
 ) -> RawText:
-    data, utf8_error, utf8_detail = _check_utf8(window.data[start:end])
+    data, utf8_error, utf8_detail = check_utf8(window.data[start:end])
     if utf8_error is not None:
         return _record(window, start, data, index, utf8_error, utf8_detail)
     if isinstance(error, json.JSONDecodeError):

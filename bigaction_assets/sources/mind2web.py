@@ -26,9 +26,9 @@ from bigaction_assets.sources.base import (
     StandardRecord,
 )
 from bigaction_assets.sources.hub_image import image_cell_ref
-from bigaction_assets.sources.jsonstream import RawText
 from bigaction_assets.sources.landing import shard_split
 from bigaction_assets.sources.mind2web_hub import rows_split, step_row, task_key
+from bigaction_assets.sources.raw_text import RawText
 
 SOURCE = "mind2web"
 SPLITS = ("train", "test_task", "test_website", "test_domain")

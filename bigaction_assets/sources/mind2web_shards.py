@@ -20,8 +20,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bigaction_assets.sources.jsonstream import RawText
 from bigaction_assets.sources.mind2web_hub import task_key
+from bigaction_assets.sources.raw_text import RawText
 
 TASK_COLUMNS = ("annotation_id", "annotation_uid")  # as `mind2web_hub.task_key` reads them
 _UNKNOWN = object()  # no task: an empty or unreadable file, or a row that is not a step

@@ -21,7 +21,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bigaction_assets.sources.jsonstream import IdReader, RawText
+from bigaction_assets.sources.raw_text import IdReader, RawText
 
 BATCH_ROWS = 8
 BUFFER_BYTES = 1 << 20

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from bigaction_assets.sources.base import ParsedRecord, Rejection, StandardRecord
-from bigaction_assets.sources.jsonstream import RawText, iter_jsonl_records
+from bigaction_assets.sources.jsonstream import iter_jsonl_records
+from bigaction_assets.sources.raw_text import RawText
 from bigaction_assets.telemetry.storable import build_episode, run_failures
 from bigaction_assets.telemetry_batches import ADAPTER as ADAPTER_NAME
 from bigaction_assets.telemetry_batches import (
