@@ -12,9 +12,10 @@ import pytest
 from annotate_server import FAST_PASSWORDS, PASSWORD, add_users, turn_item, web_item
 
 from bigaction_assets.annotate.accounts import Accounts
+from bigaction_assets.annotate.assignments import NotAssigned, SlotLost
 from bigaction_assets.annotate.db import Database
 from bigaction_assets.annotate.labels import InvalidLabel
-from bigaction_assets.annotate.store import AnnotationStore, NotAssigned, SlotLost
+from bigaction_assets.annotate.store import AnnotationStore
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from bigaction_assets.annotate.accounts import Session
+from bigaction_assets.annotate.assignments import Item, NotAssigned
 from bigaction_assets.annotate.params import item_kind, item_number
-from bigaction_assets.annotate.store import Item, NotAssigned
 from bigaction_assets.annotate.web import error, progress_of, save_label, services, signed_in
 
 

@@ -20,6 +20,7 @@ from starlette.routing import Route
 
 from bigaction_assets.annotate.accounts import MAX_USERNAME_CHARS, Accounts, RateLimits, Session
 from bigaction_assets.annotate.api import api_item, api_label, api_next, api_progress, api_session
+from bigaction_assets.annotate.assignments import Item, NotAssigned
 from bigaction_assets.annotate.bodies import BodyCap
 from bigaction_assets.annotate.db import Database
 from bigaction_assets.annotate.labels import ITEM_KINDS, WEB_STEP
@@ -37,7 +38,7 @@ from bigaction_assets.annotate.security import (
     new_token,
     same_token,
 )
-from bigaction_assets.annotate.store import AnnotationStore, Item, NotAssigned
+from bigaction_assets.annotate.store import AnnotationStore
 from bigaction_assets.annotate.web import (
     HERE,
     LOGIN_COOKIE,

@@ -12,6 +12,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 
 BUSY_TIMEOUT_MS = 30_000
@@ -136,3 +137,8 @@ class Database:
         if con is not None:
             con.close()
             self._local.con = None
+
+
+def timestamp() -> str:
+    """The time as the store writes it: UTC, ISO 8601 to the millisecond."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")

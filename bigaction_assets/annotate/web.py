@@ -18,10 +18,11 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bigaction_assets.annotate.accounts import SESSION_MAX_SECONDS, Accounts, Session
+from bigaction_assets.annotate.assignments import NotAssigned, SlotLost
 from bigaction_assets.annotate.labels import InvalidLabel
 from bigaction_assets.annotate.params import BadParameter, form_fields, item_number
 from bigaction_assets.annotate.security import Signer, same_token
-from bigaction_assets.annotate.store import AnnotationStore, NotAssigned, SlotLost
+from bigaction_assets.annotate.store import AnnotationStore
 
 HERE = Path(__file__).parent
 SESSION_COOKIE = "__Host-ba_session"  # __Host-: Secure, Path=/, no Domain (Chromium allows it on
