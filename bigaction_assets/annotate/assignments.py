@@ -47,7 +47,6 @@ class Assignments:
     db: Database
     assignment_ttl: float
 
-    # --- slots ---------------------------------------------------------------------------------
     def next_item(self, user_id: int, kind: str | None = None) -> Item | None:
         """The item this person should label now: their open one, else a new slot on the item
         closest to complete (so items finish and reach the training data); None when none is

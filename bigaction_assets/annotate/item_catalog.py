@@ -14,7 +14,6 @@ class ItemCatalog:
 
     db: Database
 
-    # --- items ---------------------------------------------------------------------------------
     def load_items(self, items: Iterable[Mapping[str, Any]], max_annotators: int = 3) -> int:
         """Insert new items, refresh the content of known ones (their labels stay); returns
         how many were new."""
