@@ -30,13 +30,13 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
+from bigaction_assets.episodes.chunks import EpisodeChunk
+from bigaction_assets.episodes.reader import iter_chunks
 from bigaction_assets.gc_pause import collection_paused
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.sft import SftExampleSchema
 from bigaction_assets.sft.conversation import MissingTask, build_conversation
-from bigaction_assets.sft.episode_chunks import EpisodeChunk
 from bigaction_assets.sft.examples import RENDERERS, ExampleSettings, content_key
-from bigaction_assets.sft.inputs import iter_chunks
 from bigaction_assets.sft.observations import (
     make_observation_renderer,
     observations_ahead,

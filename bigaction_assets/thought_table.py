@@ -1,5 +1,5 @@
-"""Reading the `thoughts` table back (written by thoughts/, read by SFT's episode reader):
-whether a dataset has one, and the thoughts it generated for some episodes' actions."""
+"""Reading the `thoughts` table back (written by thoughts/, read by `episodes.reader`): whether a
+dataset has one, and the thoughts it generated for some episodes' actions."""
 
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from bigaction_assets.episodes.chunks import EpisodeChunk
 from bigaction_assets.sft import handoff
-from bigaction_assets.sft.episode_chunks import EpisodeChunk
 from bigaction_assets.sft.handoff import (
     put_chunk,
     put_table,

@@ -12,11 +12,11 @@ import pytest
 from bundled import bundled_episodes
 
 from bigaction_assets.clean_spawn import clean_spawn_context
+from bigaction_assets.episodes.chunks import EpisodeChunk
 from bigaction_assets.schemas import ValueNotStorable, arrow_schema, validated_table
 from bigaction_assets.schemas.sft import SftExampleSchema
 from bigaction_assets.sft import handoff, observations, parallel
 from bigaction_assets.sft.conversation import is_agent_action
-from bigaction_assets.sft.episode_chunks import EpisodeChunk
 from bigaction_assets.sft.examples import EpisodeSkipped, ExampleSettings, episode_examples
 from bigaction_assets.sft.observations import observations_ahead
 from bigaction_assets.sft.parallel import (

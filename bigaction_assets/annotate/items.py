@@ -22,9 +22,9 @@ import orjson
 from bigaction_assets.annotate.labels import PROACTIVE_TURN, WEB_STEP
 from bigaction_assets.dom.render import render
 from bigaction_assets.dom.tree import clean_page
+from bigaction_assets.episodes.reader import iter_episodes, standardized_datasets
 from bigaction_assets.lake import Lake
 from bigaction_assets.reward.judgements import PROPOSE, observations_of, proposed_tasks
-from bigaction_assets.sft.inputs import iter_episodes, standardized_datasets
 from bigaction_assets.shard_keys import dataset_of
 
 ACTION_KINDS = ("api_action", "code_action", "message_action")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from bigaction_assets.episodes.reader import iter_episodes
 from bigaction_assets.lake import Lake, partition_exists, partition_url
 from bigaction_assets.lake_reader import open_parquet
 from bigaction_assets.lake_sql import query_connection
-from bigaction_assets.sft.inputs import iter_episodes
 
 GROUP = "standardized"
 EPISODES_PER_BATCH = 64

@@ -9,13 +9,13 @@ from typing import Any
 
 import orjson
 
+from bigaction_assets.episodes.reader import iter_episodes, standardized_datasets
 from bigaction_assets.lake import Lake
 from bigaction_assets.lake_reader import iter_table_rows, table_files
 from bigaction_assets.reward.examples import RewardSettings, judge_rows, proactive_pairs, web_pairs
 from bigaction_assets.reward.judgements import app_judgements, reward_episode_judgement
 from bigaction_assets.reward.rules import Judgement
 from bigaction_assets.reward.split import assign_splits
-from bigaction_assets.sft.inputs import iter_episodes, standardized_datasets
 from bigaction_assets.sources import PARTITION_SEPARATOR
 from bigaction_assets.sources.proactive import ADAPTER, is_reward_dataset
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from bigaction_assets.sft.episode_chunks import EpisodeChunk
+from bigaction_assets.episodes.chunks import EpisodeChunk
 
 SHARED_MEMORY = Path("/dev/shm")
 # /dev/shm is used only with this much free: a container's may be 64 MB, and a full one fails

@@ -1,13 +1,12 @@
 """Chunks of episodes rendered into example tables over several processes, kept in input order.
 
 Rendering is per episode and needs nothing from other episodes, so it spreads over cores. The
-calling process reads the lake into chunks (`inputs.iter_chunks`: Arrow tables) and writes what
-comes back; a worker turns a chunk into Python rows, renders every episode and builds the
-chunk's Arrow table of examples, so no row dict crosses a process boundary either way, and the
-tables themselves cross as memory-mapped files (`handoff`), not through the pipe. Results come
-back in the order sent, so the output is the same bytes whatever the number of workers, and at
-most a few chunks are in flight, so memory stays flat.
-"""
+calling process reads the lake into chunks (`episodes.reader.iter_chunks`: Arrow tables) and
+writes what comes back; a worker turns a chunk into Python rows, renders every episode and
+builds the chunk's Arrow table of examples, so no row dict crosses a process boundary either
+way, and the tables themselves cross as memory-mapped files (`handoff`), not through the pipe.
+Results come back in the order sent, so the output is the same bytes whatever the number of
+workers, and at most a few chunks are in flight, so memory stays flat."""
 
 from __future__ import annotations
 
@@ -23,8 +22,8 @@ from typing import Any
 import pyarrow as pa
 
 from bigaction_assets.clean_spawn import clean_spawn_context
+from bigaction_assets.episodes.chunks import Episode, EpisodeChunk
 from bigaction_assets.gc_pause import collection_paused
-from bigaction_assets.sft.episode_chunks import Episode, EpisodeChunk
 from bigaction_assets.sft.examples import EpisodeSkipped, ExampleSettings, episode_examples
 from bigaction_assets.sft.handoff import (
     ChunkFiles,

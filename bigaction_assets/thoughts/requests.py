@@ -6,9 +6,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bigaction_assets.episodes.reader import iter_episodes
 from bigaction_assets.lake import Lake
 from bigaction_assets.llm.client import Messages
-from bigaction_assets.sft.inputs import iter_episodes
 from bigaction_assets.thoughts.context import (
     ContextSettings,
     EpisodeContext,

@@ -16,6 +16,7 @@ from bigaction_assets.defs.metadata import (
 )
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
+from bigaction_assets.episodes.reader import episode_count, iter_chunks
 from bigaction_assets.lake_writer import open_partition
 from bigaction_assets.schemas import arrow_schema, validated_table
 from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
@@ -23,7 +24,6 @@ from bigaction_assets.sft.dedup import SeenContent
 from bigaction_assets.sft.examples import NOT_FOR_TRAINING, ExampleSettings
 from bigaction_assets.sft.files import publish_sft_files, write_sft_files
 from bigaction_assets.sft.images import IMAGE_TOKENS
-from bigaction_assets.sft.inputs import episode_count, iter_chunks
 from bigaction_assets.sft.parallel import render_chunks, worker_count
 from bigaction_assets.sink import ValidatedSink
 from bigaction_assets.tokens import fast_encoding

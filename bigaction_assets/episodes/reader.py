@@ -9,6 +9,13 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from bigaction_assets.episodes.chunks import (
+    Episode,
+    EpisodeChunk,
+    EventCursor,
+    EventsOutOfOrder,
+)
+from bigaction_assets.episodes.pages import PageReader
 from bigaction_assets.lake import Lake, partition_exists, partition_file, table_dir
 from bigaction_assets.lake_reader import (
     iter_partition_batches,
@@ -19,13 +26,6 @@ from bigaction_assets.lake_reader import (
 )
 from bigaction_assets.lake_rows import footer_rows
 from bigaction_assets.lake_sql import query_connection
-from bigaction_assets.sft.episode_chunks import (
-    Episode,
-    EpisodeChunk,
-    EventCursor,
-    EventsOutOfOrder,
-)
-from bigaction_assets.sft.pages import PageReader
 from bigaction_assets.thought_table import generated_thoughts, has_thoughts
 
 __all__ = [

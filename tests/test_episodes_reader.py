@@ -7,10 +7,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from bigaction_assets.episodes import reader as inputs
+from bigaction_assets.episodes.pages import PageReader
+from bigaction_assets.episodes.reader import EventsOutOfOrder, iter_episodes
 from bigaction_assets.lake import partition_path
-from bigaction_assets.sft import inputs
-from bigaction_assets.sft.inputs import EventsOutOfOrder, iter_episodes
-from bigaction_assets.sft.pages import PageReader
 
 KEY = "adp.tiny"
 

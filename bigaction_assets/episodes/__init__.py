@@ -1,0 +1,1 @@
+"""Standardized episodes read back from the lake, for every stage that works from them."""
