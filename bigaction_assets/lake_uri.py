@@ -1,8 +1,8 @@
-"""The configured lake root, and a LakeRoot from a local path or an `s3://` URI."""
+"""Where the lake lives (`BIGACTION_LAKE_URI` names it), and a LakeRoot from a local path or an
+`s3://` URI."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -30,8 +30,3 @@ def parse_lake(uri: str | Path) -> LakeRoot:
     settings = S3Settings.from_env()
     base = "/".join(p for p in (parsed.netloc, parsed.path.strip("/")) if p)
     return LakeRoot(uri=text, filesystem=settings.pyarrow(), base=base, s3=settings)
-
-
-def lake_uri(data_dir: Path) -> str:
-    """The configured lake root: `BIGACTION_LAKE_URI`, else `<data_dir>/lake`."""
-    return os.environ.get(LAKE_URI_ENV) or str(data_dir / "lake")

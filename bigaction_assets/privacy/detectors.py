@@ -104,7 +104,6 @@ def _d(kind: str, pattern: str, where: Where, refine: Refine = _any) -> Detector
     return Detector(kind, re.compile(pattern), where, refine)
 
 
-_WORD_START = r"(?<![A-Za-z0-9_])"  # checked after the literal, so the literal leads the search
 _VALUE = r"[\"']?\s{{0,16}}[=:]\s{{0,16}}[\"']?(?P<v>[^\s&#\"'<>,;}}\x00]{{{n},}})"
 # Windows after a credential's name hold its shortest match (name, up to 16 blanks each side of
 # `=`/`:`, the shortest value), so a longer one reaches the window's end and is matched again.
