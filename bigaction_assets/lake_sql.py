@@ -24,8 +24,11 @@ def query_connection(lake: Path | LakeRoot | None = None) -> duckdb.DuckDBPyConn
     For local files it is a cursor on one in-memory database per process: opening a database
     costs ~19 ms, a cursor ~0.3 ms, and a demo's checks and readers open ~170. A cursor has its
     own transactions and temporary objects; the memory limit is the database's, shared by the
-    queries running at once. An object-store lake gets a database of its own, as its store is
-    registered into the database (two lakes on two stores would otherwise meet in one)."""
+    queries running at once. A long-lived process (the UI's code server) keeps what the
+    database's allocator holds between queries: ~35 MB more after sorting 242,000 events, and
+    no more over further runs of that sort. An object-store lake gets a database of its own, as
+    its store is registered into the database (two lakes on two stores would otherwise meet in
+    one)."""
     if isinstance(lake, LakeRoot) and lake.s3 is not None:
         con = _bounded_database()
         register(con, lake)
