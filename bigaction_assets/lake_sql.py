@@ -22,7 +22,7 @@ def query_connection(lake: Path | LakeRoot | None = None) -> duckdb.DuckDBPyConn
     object-store lake it reads `s3://` URLs through the lake's own store (`register`).
 
     For local files it is a cursor on one in-memory database per process: opening a database
-    costs ~19 ms, a cursor ~0.3 ms, and a demo's checks and readers open ~170. A cursor has its
+    costs ~19 ms, a cursor ~0.3 ms, and a demo's checks and readers opened 199. A cursor has its
     own transactions and temporary objects; the memory limit is the database's, shared by the
     queries running at once. A long-lived process (the UI's code server) keeps what the
     database's allocator holds between queries: ~35 MB more after sorting 242,000 events, and
