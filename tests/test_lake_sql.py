@@ -42,6 +42,21 @@ def test_connections_read_the_lake_with_the_memory_limit_and_keep_their_own_temp
         assert cache == (False,)
 
 
+def test_a_partition_replaced_between_queries_is_read_anew(tmp_path: Path) -> None:
+    """The database outlives each query: nothing of a file read before may stand in for it."""
+    write_table(tmp_path, "g", "alpha", "p1", 3)
+    glob = (tmp_path / "g" / "alpha" / "*.parquet").as_posix()
+    count = f"select count(*), max(n) from read_parquet('{glob}')"
+    with query_connection(tmp_path) as con:
+        assert con.execute(count).fetchone() == (3, 2)
+    replacement = tmp_path / "replacement.parquet"  # a partition rewritten as the lake does it
+    pq.write_table(pa.table({"n": [10, 11, 12, 13, 14]}), replacement)
+    os.replace(replacement, tmp_path / "g" / "alpha" / "p1.parquet")
+    write_table(tmp_path, "g", "alpha", "p2", 1)
+    with query_connection(tmp_path) as con:
+        assert con.execute(count).fetchone() == (6, 14)
+
+
 def test_a_forked_child_queries_with_a_database_of_its_own(tmp_path: Path) -> None:
     write_table(tmp_path, "g", "alpha", "p1", 5)
     glob = (tmp_path / "g" / "alpha" / "*.parquet").as_posix()
