@@ -10,6 +10,7 @@ import duckdb
 from bigaction_assets.lake import Lake, local_root
 from bigaction_assets.lake_sql import register
 from bigaction_assets.lakefs import LakeRoot
+from bigaction_assets.rerun.fingerprint import stat_key
 
 
 def lake_tables(lake: Lake) -> dict[str, Path | str]:
@@ -48,17 +49,15 @@ def _view_sql(directory: Path | str) -> str:
     return f"select * from {_files_sql(directory)}, union_by_name = true)"
 
 
-FileIdentity = tuple[int, int, int, int]
-# Catalogs this process found or made current: the file as it was then, and its views' files.
-_known_current: dict[Path, tuple[FileIdentity, frozenset[tuple[str, str]]]] = {}
+# Catalogs this process found or made current: the file's stat key then, and its views' files.
+_known_current: dict[Path, tuple[tuple[int, int, int, int], frozenset[tuple[str, str]]]] = {}
 
 
-def _identity(catalog: Path) -> FileIdentity | None:
+def _identity(catalog: Path) -> tuple[int, int, int, int] | None:
     try:
-        stat = catalog.stat()
+        return stat_key(catalog)
     except FileNotFoundError:
         return None
-    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 def _views_wanted(tables: dict[str, Path | str]) -> frozenset[tuple[str, str]]:
@@ -75,8 +74,8 @@ def catalog_is_current(catalog: Path, tables: dict[str, Path | str]) -> bool:
     """Whether the catalog already holds exactly one view per table, over its files: then a
     refresh would change nothing but the file's bytes and mtime, so it is skipped.
 
-    A catalog this process found or made current is not opened again while its file is the
-    same (device, inode, size, mtime): each step of a run asks, and an open costs ~24 ms."""
+    A catalog this process found or made current is not opened again while its file keeps its
+    stat key (size, mtime, ctime, inode): each step of a run asks, and an open costs ~24 ms."""
     identity = _identity(catalog)
     if identity is None:
         return False
