@@ -112,6 +112,7 @@ def up(layout: ClusterLayout, base_env: dict[str, str] | None = None) -> Cluster
     if state.lake == S3:
         objectstore.start_s3(layout, state)
     env = service_env(layout, state, base_env)
+    processes.create_dagster_tables(layout, env)  # once, before the services race to
     started = processes.commands(layout, state)
     workers = processes.worker_names()
     # the workers load their code beside the code server; only the daemon must wait (below)

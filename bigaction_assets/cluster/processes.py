@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from bigaction_assets.cluster.backing import ServiceError
 from bigaction_assets.cluster.layout import LOCATION_NAME, WORKERS, ClusterLayout, ClusterState
 
 STOP_SECONDS = 30
@@ -54,6 +55,34 @@ def commands(layout: ClusterLayout, state: ClusterState) -> dict[str, list[str]]
             "-y", str(layout.celery_config), "-n", name, "--", "--concurrency", "1",
         ]  # fmt: skip
     return found
+
+
+# Opening the instance creates what its storages lack (runs, events, schedules) and nothing else.
+_OPEN_INSTANCE = "import dagster as dg; dg.DagsterInstance.get().dispose()"
+TABLES_LOG = "dagster-tables.log"
+
+
+def create_dagster_tables(layout: ClusterLayout, env: dict[str, str]) -> None:
+    """Dagster's tables in PostgreSQL, made by one process before the services start.
+
+    Each service creates the tables it finds missing when it opens the instance; started
+    together on an empty database, two of them can create the same table at once, and the one
+    that loses stops (seen: a Celery worker, on `CREATE TABLE jobs`)."""
+    layout.logs.mkdir(parents=True, exist_ok=True)
+    log = layout.logs / TABLES_LOG
+    with open(log, "ab") as out:
+        done = subprocess.run(
+            [sys.executable, "-c", _OPEN_INSTANCE],
+            env=env,
+            cwd=layout.data_dir,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            check=False,
+        )
+    if done.returncode != 0:
+        tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
+        raise ServiceError(f"Dagster's tables could not be created in PostgreSQL ({log}):\n{tail}")
 
 
 def pid_of(layout: ClusterLayout, name: str) -> int | None:
