@@ -214,3 +214,22 @@ def test_two_processes_write_one_home_at_once_and_lose_no_run(tmp_path) -> None:
         assert len(runs) == 12
         assert all(run.status == dg.DagsterRunStatus.SUCCESS for run in runs)
         assert len(instance.fetch_materializations(dg.AssetKey("numbers"), limit=20).records) == 12
+
+
+def test_kept_engines_write_ahead_and_sync_at_checkpoints_not_commits(tmp_path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    with instance_on(home, KeptEngineSqliteStorage) as instance:
+        run_id = dg.materialize([numbers], instance=instance).run_id
+        storage = instance.event_log_storage
+        for shard in (run_id, "index"):  # a run's own file, made by the run, and the index
+            with storage._connect(shard) as conn:
+                assert conn.execute(text("pragma journal_mode")).scalar() == "wal", shard
+                assert conn.execute(text("pragma synchronous")).scalar() == 1, shard  # normal
+        with instance.run_storage.connect() as conn:
+            assert conn.execute(text("pragma synchronous")).scalar() == 1
+    with (
+        instance_on(tmp_path / "home", DagsterSqliteStorage) as instance,  # Dagster's own
+        instance.event_log_storage._connect(run_id) as conn,
+    ):
+        assert conn.execute(text("pragma synchronous")).scalar() == 2  # full
