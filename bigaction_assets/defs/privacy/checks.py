@@ -47,7 +47,9 @@ def run_partitions(context: dg.AssetCheckExecutionContext, asset: str) -> list[s
     node = run.job_def.asset_layer.asset_graph.get(dg.AssetKey(asset))
     if node.partitions_def is None:
         return None
-    if run.has_partition_key or run.has_partition_key_range:
+    if run.has_partition_key:  # the key itself: `partition_keys` asks the instance for the range
+        return [run.partition_key]
+    if run.has_partition_key_range:
         return list(run.partition_keys)
     return None
 
