@@ -19,7 +19,9 @@ from sqlalchemy import Engine, event, text
 
 from bigaction_assets.dagster_home import SHIPPED
 from bigaction_assets.instance_storage import (
+    RUN_FILE_TEMPLATE,
     EngineCache,
+    KeptEngineEventLogStorage,
     KeptEngineSqliteStorage,
     kept_engine_instance,
 )
@@ -233,3 +235,49 @@ def test_kept_engines_write_ahead_and_sync_at_checkpoints_not_commits(tmp_path) 
         instance.event_log_storage._connect(run_id) as conn,
     ):
         assert conn.execute(text("pragma synchronous")).scalar() == 2  # full
+
+
+def tables_and_revision(path: Path) -> tuple[list[tuple], list[tuple]]:
+    with sqlite3.connect(path) as con:
+        tables = con.execute("select type, name, sql from sqlite_master order by name").fetchall()
+        return tables, con.execute("select version_num from alembic_version").fetchall()
+
+
+def test_a_new_runs_file_is_a_copy_of_one_dagster_made_and_reads_the_same(
+    tmp_path, monkeypatch
+) -> None:
+    kept_home, dagster_home = tmp_path / "kept", tmp_path / "dagster"
+    kept_home.mkdir()
+    dagster_home.mkdir()
+    initdb_shards: list[str] = []
+    initdb = KeptEngineEventLogStorage._initdb
+
+    def counted(self, engine, for_index_shard=False):
+        initdb_shards.append(str(engine.url.database))
+        return initdb(self, engine, for_index_shard)
+
+    monkeypatch.setattr(KeptEngineEventLogStorage, "_initdb", counted)
+    with instance_on(kept_home, KeptEngineSqliteStorage) as instance:
+        runs = [dg.materialize([numbers], instance=instance).run_id for _ in range(3)]
+        kept_file = Path(instance.event_log_storage.path_for_shard(runs[0]))
+    # the index once, the template once; no run's own file went through _initdb
+    assert not any(run in shard for shard in initdb_shards for run in runs), initdb_shards
+    assert len(initdb_shards) <= 2, initdb_shards
+    with instance_on(dagster_home, DagsterSqliteStorage) as instance:
+        theirs = dg.materialize([numbers], instance=instance).run_id
+        their_file = Path(instance.event_log_storage.path_for_shard(theirs))
+    assert tables_and_revision(kept_file) == tables_and_revision(their_file)
+    with instance_on(kept_home, DagsterSqliteStorage) as instance:  # Dagster reads the copies
+        for run in runs:
+            events = instance.all_logs(run)
+            assert any(e.dagster_event and e.dagster_event.is_step_materialization for e in events)
+
+
+def test_a_runs_file_already_there_is_left_to_dagster(tmp_path) -> None:
+    storage = KeptEngineEventLogStorage(str(tmp_path))
+    existing = Path(storage.path_for_shard("made-elsewhere"))
+    existing.write_bytes(b"")
+    assert not RUN_FILE_TEMPLATE.copy_to(storage, "made-elsewhere")
+    assert existing.read_bytes() == b""
+    assert RUN_FILE_TEMPLATE.copy_to(storage, "new-run")
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
