@@ -12,15 +12,13 @@ locking, read by `make ui`'s processes (Dagster's own storage) and written by th
 Not in dagster.yaml: a storage configured there needs its folder spelled out or taken from
 DAGSTER_HOME, and `DagsterInstance.from_config(folder)` without DAGSTER_HOME then fails.
 
-Three things are ours:
+Ours, beyond keeping engines:
 
-- A held connection is checked before each use: if its file was replaced or removed (a data
-  folder wiped while `make ui` runs), it is dropped and the file opened again, as a new engine
-  would have, rather than writing on into an unlinked file.
-- A forked child starts with no engines; the parent's connections are left alone (SQLite's
-  handles must not cross a fork, not even to be closed).
-- Its connections write ahead (WAL) from the start and sync the log at checkpoints, not at every
-  commit (`_write_ahead_without_syncing_each_commit`).
+- In `sqlite_engines.py`: a held connection is checked before each use (if its file was replaced
+  or removed, a data folder wiped while `make ui` runs, the file is opened again rather than
+  written on unlinked); a forked child starts with no engines and leaves the parent's alone;
+  every connection writes ahead (WAL) and syncs the log at checkpoints, not at every commit.
+- A new run's event file is a copy of an empty one Dagster made (`RunFileTemplate`).
 """
 
 from __future__ import annotations
@@ -28,13 +26,10 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
-import sqlite3
 import tempfile
-import threading
 import uuid
-from collections import OrderedDict
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +43,6 @@ from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
 from dagster._core.storage.runs.sqlite.sqlite_run_storage import SqliteRunStorage
 from dagster._core.storage.schedules.sqlite.sqlite_schedule_storage import SqliteScheduleStorage
 from dagster._core.storage.sql import create_engine
-from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
 from dagster._core.storage.sqlite_storage import (
     DagsterSqliteStorage,
     _event_logs_directory,
@@ -56,97 +50,11 @@ from dagster._core.storage.sqlite_storage import (
     _schedule_directory,
 )
 from dagster._serdes import ConfigurableClassData
-from sqlalchemy import Engine, event, exc
 from sqlalchemy.engine import Connection
 
-ENGINES_KEPT = 32
-"""Engines held per process, one per database file; the least recently used beyond is closed.
-A run's events have a file of their own, so a process that opens many runs would otherwise hold
-a connection to each."""
+from bigaction_assets.sqlite_engines import ENGINES, transaction
+
 DAGSTER_SQLITE_STORAGE = ("dagster._core.storage.sqlite_storage", "DagsterSqliteStorage")
-
-
-def _file_identity(path: str) -> tuple[int, int] | None:
-    try:
-        stat = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return stat.st_dev, stat.st_ino
-
-
-class EngineCache:
-    """One SQLAlchemy engine per SQLite file in this process."""
-
-    def __init__(self, size: int = ENGINES_KEPT) -> None:
-        self._size = size
-        self._lock = threading.Lock()
-        self._engines: OrderedDict[str, Engine] = OrderedDict()
-        self._pid = os.getpid()
-        self._left_by_parent: list[Engine] = []
-
-    def engine(self, url: str) -> Engine:
-        with self._lock:
-            if os.getpid() != self._pid:  # forked: the parent's handles are not ours to touch
-                self._left_by_parent.extend(self._engines.values())
-                self._engines = OrderedDict()
-                self._pid = os.getpid()
-            engine = self._engines.pop(url, None) or self._new_engine(url)
-            self._engines[url] = engine
-            while len(self._engines) > self._size:
-                _, oldest = self._engines.popitem(last=False)
-                oldest.dispose()  # connections in use close when they are given back
-            return engine
-
-    def _new_engine(self, url: str) -> Engine:
-        engine = create_engine(
-            url,
-            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
-            pool_size=1,  # one thread at a time, mostly: the one connection kept
-            max_overflow=8,  # the odd nested or concurrent use: closed after it
-        )
-        path = engine.url.database or ""
-
-        def remember_file(dbapi_connection: Any, record: Any) -> None:
-            record.info["file"] = _file_identity(path)
-            _write_ahead_without_syncing_each_commit(dbapi_connection)
-
-        def same_file_or_reconnect(_dbapi: Any, record: Any, _proxy: Any) -> None:
-            if record.info.get("file") != _file_identity(path):
-                raise exc.DisconnectionError(f"{path} was replaced or removed since it was opened")
-
-        event.listen(engine, "connect", remember_file)
-        event.listen(engine, "checkout", same_file_or_reconnect)
-        return engine
-
-    def dispose(self) -> None:
-        with self._lock:
-            for engine in self._engines.values():
-                engine.dispose()
-            self._engines.clear()
-
-
-def _write_ahead_without_syncing_each_commit(dbapi_connection: Any) -> None:
-    """WAL with `synchronous=normal`: a commit is written to the log but not synced to disk;
-    the log is synced when it is checkpointed.
-
-    Dagster puts its files in WAL mode, but only after creating a run's tables, and keeps
-    SQLite's default `synchronous=full`, which syncs the log at every commit. `make demo` made
-    ~9,400 syncs, most for the events its 34 runs log one commit each, ~1,700 with this. In
-    WAL mode a crash of the machine can lose the last commits, never the file (SQLite's
-    documentation); a killed process loses nothing. A file another process is still setting
-    up is left to Dagster, which sets WAL itself."""
-    with suppress(sqlite3.OperationalError):  # locked by a process creating it: Dagster sets it
-        dbapi_connection.execute("pragma journal_mode = wal")
-    dbapi_connection.execute("pragma synchronous = normal")
-
-
-ENGINES = EngineCache()
-
-
-@contextmanager
-def _transaction(url: str) -> Iterator[Connection]:
-    with ENGINES.engine(url).connect() as conn, conn.begin():
-        yield conn
 
 
 class KeptEngineRunStorage(SqliteRunStorage):
@@ -154,7 +62,7 @@ class KeptEngineRunStorage(SqliteRunStorage):
 
     @contextmanager
     def connect(self) -> Iterator[Connection]:
-        with _transaction(self._conn_string) as conn:
+        with transaction(self._conn_string) as conn:
             yield conn
 
 
@@ -163,7 +71,7 @@ class KeptEngineScheduleStorage(SqliteScheduleStorage):
 
     @contextmanager
     def connect(self) -> Iterator[Connection]:
-        with _transaction(self._conn_string) as conn:
+        with transaction(self._conn_string) as conn:
             yield conn
 
 
@@ -224,7 +132,7 @@ class KeptEngineEventLogStorage(SqliteEventLogStorage):
                 if shard == INDEX_SHARD_NAME or not RUN_FILE_TEMPLATE.copy_to(self, shard):
                     self._initdb(ENGINES.engine(url))
                 self._initialized_dbs.add(shard)
-            with _transaction(url) as conn:
+            with transaction(url) as conn:
                 yield conn
 
 

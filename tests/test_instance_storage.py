@@ -20,11 +20,11 @@ from sqlalchemy import Engine, event, text
 from bigaction_assets.dagster_home import SHIPPED
 from bigaction_assets.instance_storage import (
     RUN_FILE_TEMPLATE,
-    EngineCache,
     KeptEngineEventLogStorage,
     KeptEngineSqliteStorage,
     kept_engine_instance,
 )
+from bigaction_assets.sqlite_engines import EngineCache
 
 
 @dg.asset(check_specs=[dg.AssetCheckSpec("has_rows", asset="numbers")])
