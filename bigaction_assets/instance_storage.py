@@ -135,6 +135,13 @@ class KeptEngineEventLogStorage(SqliteEventLogStorage):
             with transaction(url) as conn:
                 yield conn
 
+    def has_table(self, table_name: str) -> bool:
+        """As Dagster's, on this process's engine for the index file: Dagster's builds an engine
+        and opens the file for each call, and guards every dynamic-partition lookup with one."""
+        engine = ENGINES.engine(self.conn_string_for_shard(INDEX_SHARD_NAME))
+        with engine.connect() as conn:
+            return bool(engine.dialect.has_table(conn, table_name))
+
 
 class KeptEngineSqliteStorage(DagsterSqliteStorage):
     """Dagster's default storage (the same files under `base_dir`), engines kept."""

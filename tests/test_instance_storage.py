@@ -281,3 +281,32 @@ def test_a_runs_file_already_there_is_left_to_dagster(tmp_path) -> None:
     assert existing.read_bytes() == b""
     assert RUN_FILE_TEMPLATE.copy_to(storage, "new-run")
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_dynamic_partition_lookups_open_no_file_and_answer_as_dagsters(tmp_path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    opened: list[object] = []
+
+    def count(dbapi_connection: object, _record: object) -> None:
+        opened.append(dbapi_connection)
+
+    with instance_on(home, KeptEngineSqliteStorage) as instance:
+        instance.add_dynamic_partitions("datasets", ["adp.synatra"])
+        storage = instance.event_log_storage
+        assert storage.has_table("dynamic_partitions")
+        assert not storage.has_table("no_such_table")
+        event.listen(Engine, "connect", count)
+        try:
+            for _ in range(20):  # Dagster's storage opens the index file for each of these
+                assert instance.has_dynamic_partition("datasets", "adp.synatra")
+                assert not instance.has_dynamic_partition("datasets", "adp.nnetnav")
+        finally:
+            event.remove(Engine, "connect", count)
+        assert opened == []
+    with instance_on(home, DagsterSqliteStorage) as instance:
+        storage = instance.event_log_storage
+        assert storage.has_table("dynamic_partitions")
+        assert not storage.has_table("no_such_table")
+        assert instance.has_dynamic_partition("datasets", "adp.synatra")
+        assert not instance.has_dynamic_partition("datasets", "adp.nnetnav")
