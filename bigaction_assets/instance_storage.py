@@ -86,7 +86,9 @@ class RunFileTemplate:
 
     def copy_to(self, storage: SqliteEventLogStorage, shard: str) -> bool:
         """Put a copy at `shard`'s path unless a file is there already (then False: someone
-        else made it, and Dagster's `_initdb` checks it). The copy appears whole or not at all."""
+        else made it, and Dagster's `_initdb` checks it). The copy appears whole or not at all.
+        It is only a shortcut: where it cannot be made (no hard links on the volume, the template
+        gone) it is False too, and `_initdb` makes the file as Dagster would."""
         final = Path(storage.path_for_shard(shard))
         if final.exists():
             return False
@@ -94,8 +96,8 @@ class RunFileTemplate:
         partial = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")  # not *.db: not a shard
         try:
             shutil.copyfile(template, partial)
-            os.link(partial, final)  # fails if the file appeared meanwhile
-        except FileExistsError:
+            os.link(partial, final)  # FileExistsError if the file appeared meanwhile
+        except OSError:
             return False
         finally:
             partial.unlink(missing_ok=True)
@@ -113,8 +115,15 @@ class RunFileTemplate:
             finally:
                 engine.dispose()
             self._path, self._pid = path, os.getpid()
-            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+            atexit.register(_remove_if_made_here, folder, os.getpid())
         return self._path
+
+
+def _remove_if_made_here(folder: Path, pid: int) -> None:
+    """At exit, the template's folder, by the process that made it only: a forked child that
+    exits normally runs its parent's exit handlers too."""
+    if os.getpid() == pid:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 RUN_FILE_TEMPLATE = RunFileTemplate()

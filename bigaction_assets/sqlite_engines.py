@@ -63,15 +63,15 @@ class EngineCache:
         )
         path = engine.url.database or ""
 
-        def remember_file(dbapi_connection: Any, record: Any) -> None:
+        def remember_file(_dbapi: Any, record: Any) -> None:
             record.info["file"] = _file_identity(path)
-            _write_ahead_without_syncing_each_commit(dbapi_connection)
 
         def same_file_or_reconnect(_dbapi: Any, record: Any, _proxy: Any) -> None:
             if record.info.get("file") != _file_identity(path):
                 raise exc.DisconnectionError(f"{path} was replaced or removed since it was opened")
 
         event.listen(engine, "connect", remember_file)
+        event.listen(engine, "connect", _write_ahead_without_syncing_each_commit)
         event.listen(engine, "checkout", same_file_or_reconnect)
         return engine
 
@@ -82,7 +82,7 @@ class EngineCache:
             self._engines.clear()
 
 
-def _write_ahead_without_syncing_each_commit(dbapi_connection: Any) -> None:
+def _write_ahead_without_syncing_each_commit(dbapi_connection: Any, _record: Any) -> None:
     """WAL with `synchronous=normal`: a commit is written to the log but not synced to disk;
     the log is synced when it is checkpointed.
 

@@ -22,6 +22,7 @@ from bigaction_assets.instance_storage import (
     RUN_FILE_TEMPLATE,
     KeptEngineEventLogStorage,
     KeptEngineSqliteStorage,
+    _remove_if_made_here,
     kept_engine_instance,
 )
 from bigaction_assets.sqlite_engines import EngineCache
@@ -310,3 +311,26 @@ def test_dynamic_partition_lookups_open_no_file_and_answer_as_dagsters(tmp_path)
         assert not storage.has_table("no_such_table")
         assert instance.has_dynamic_partition("datasets", "adp.synatra")
         assert not instance.has_dynamic_partition("datasets", "adp.nnetnav")
+
+
+def test_where_no_copy_can_be_made_the_run_file_is_left_to_dagster(tmp_path, monkeypatch) -> None:
+    storage = KeptEngineEventLogStorage(str(tmp_path))
+
+    def no_hard_links(_source: object, _target: object) -> None:
+        raise PermissionError("this volume has no hard links")
+
+    monkeypatch.setattr(os, "link", no_hard_links)
+    assert not RUN_FILE_TEMPLATE.copy_to(storage, "on-such-a-volume")
+    left = [p.name for p in tmp_path.iterdir() if not p.name.startswith("index.db")]
+    assert left == []  # neither the run's file nor a partial copy
+    with storage._connect("on-such-a-volume") as conn:  # Dagster's _initdb makes it instead
+        assert conn.execute(text("select count(*) from event_logs")).scalar() == 0
+
+
+def test_the_template_folder_is_removed_by_its_own_process_only(tmp_path) -> None:
+    folder = tmp_path / "template"
+    folder.mkdir()
+    _remove_if_made_here(folder, os.getpid() + 1)  # a forked child running its parent's handler
+    assert folder.exists()
+    _remove_if_made_here(folder, os.getpid())
+    assert not folder.exists()
