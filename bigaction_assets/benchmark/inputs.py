@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from bigaction_assets.episodes.pages import PageReader
 from bigaction_assets.episodes.reader import iter_episodes
 from bigaction_assets.lake import Lake, partition_exists, partition_url
 from bigaction_assets.lake_reader import open_parquet
@@ -12,6 +13,8 @@ from bigaction_assets.lake_sql import query_connection
 
 GROUP = "standardized"
 EPISODES_PER_BATCH = 64
+# Pages of a batch are held together; a raw page runs to megabytes.
+PAGES_PER_BATCH = 64
 Pages = dict[str, tuple[str | None, str | None]]
 Item = tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], Pages]
 
@@ -40,38 +43,36 @@ def _candidates(lake: Lake, key: str, ids: list[str]) -> dict[str, list[dict[str
     return found
 
 
-def _pages(lake: Lake, key: str, shas: list[str]) -> Pages:
-    """Pages one at a time per episode: a step's raw HTML runs to megabytes."""
-    path = _file(lake, "dom_snapshots", key)
-    if path is None or not shas:
-        return {}
-    with query_connection(lake) as con:
-        rows = con.execute(
-            f"""select html_sha, raw_html, cleaned_html from read_parquet('{path}')
-            where html_sha in (select unnest(?))""",
-            [shas],
-        ).fetchall()
-    return {sha: (raw, cleaned) for sha, raw, cleaned in rows}
-
-
 def iter_benchmark_episodes(lake: Lake, key: str) -> Iterator[Item]:
     """(episode, events, web candidates, pages by html_sha) for every episode of a partition,
-    in source order; candidates are fetched a batch of episodes at a time, pages per episode."""
-    batch: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    in source order. Candidates and pages are fetched a batch of episodes at a time: at most
+    `EPISODES_PER_BATCH` episodes showing about `PAGES_PER_BATCH` pages.
+
+    Pages come through a `PageReader`, which keeps only the wanted rows of each row group: a
+    DuckDB query by hash read every row group of the file for each episode and ran out of its
+    memory limit on row groups of pages a few hundred kilobytes each (benchmarks/README.md,
+    "`benchmark_snapshot` at real page sizes")."""
+    batch: list[tuple[dict[str, Any], list[dict[str, Any]], list[str]]] = []
+    shown: set[str] = set()
+    reader = PageReader(open_parquet(lake, GROUP, "dom_snapshots", key))
 
     def flush() -> Iterator[Item]:
-        candidates = _candidates(lake, key, [episode["episode_id"] for episode, _ in batch])
-        for episode, events in batch:
-            shas = sorted({e["html_sha"] for e in events if e.get("html_sha")})
-            pages = _pages(lake, key, shas)
-            yield episode, events, candidates.get(episode["episode_id"], []), pages
+        candidates = _candidates(lake, key, [episode["episode_id"] for episode, _, _ in batch])
+        pages = reader.raw_and_cleaned(sorted(shown)) if shown else {}
+        for episode, events, shas in batch:
+            theirs = {sha: pages[sha] for sha in shas if sha in pages}
+            yield episode, events, candidates.get(episode["episode_id"], []), theirs
         batch.clear()
+        shown.clear()
 
     for episode, events, _ in iter_episodes(lake, key, with_pages=False):
-        batch.append((episode, events))
-        if len(batch) >= EPISODES_PER_BATCH:
+        shas = sorted({e["html_sha"] for e in events if e.get("html_sha")})
+        batch.append((episode, events, shas))
+        shown.update(shas)
+        if len(batch) >= EPISODES_PER_BATCH or len(shown) >= PAGES_PER_BATCH:
             yield from flush()
-    yield from flush()
+    if batch:
+        yield from flush()
 
 
 def snapshot_rows(lake: Lake, key: str, columns: list[str]) -> Iterator[dict[str, Any]]:

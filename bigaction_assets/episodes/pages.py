@@ -3,12 +3,16 @@
 Pages are content-addressed and written in the order they first appear, so their hashes say
 nothing of where they are: a query by hash scans the whole file, for every batch of episodes.
 The reader learns once where each page is (its hash column only), then reads just the row
-groups a batch needs, cleaned HTML first and raw HTML only for pages that have no cleaned form.
-The row group read last is kept: consecutive episodes mostly show pages written together.
+groups a batch needs: for SFT, cleaned HTML first and raw HTML only for pages that have no
+cleaned form; for the benchmark, both. The cleaned HTML of the row group read last is kept:
+consecutive episodes mostly show pages written together. Raw HTML, megabytes a page, is read a
+few rows at a time and only the wanted rows are kept. Memory follows a row group of cleaned
+pages and a few raw ones, never the file.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
@@ -18,6 +22,9 @@ import pyarrow.parquet as pq
 
 # A page's place as one int: row group << _ROW_BITS | row within it (no tuple per page).
 _ROW_BITS = 32
+# Rows decoded at once where only some rows of a row group are wanted: raw pages run to
+# megabytes each.
+ROWS_PER_READ = 16
 
 
 def _key(sha: str) -> bytes:
@@ -29,7 +36,8 @@ def _key(sha: str) -> bytes:
 
 
 class PageReader:
-    """`reader.pages(shas)` -> {html_sha: cleaned HTML, else raw HTML} for the known shas."""
+    """A partition's pages by hash: `pages` for what SFT shows, `raw_and_cleaned` for the
+    benchmark."""
 
     def __init__(self, source: Path | pq.ParquetFile | None) -> None:
         """`source`: the dom_snapshots partition (a path, or a reader from
@@ -49,26 +57,64 @@ class PageReader:
     def _group(self, group: int) -> pa.Table:
         if self._cached is None or self._cached[0] != group:
             assert self._file is not None
+            self._cached = None  # let the old group go before the new one is read
             self._cached = (group, self._file.read_row_group(group, columns=["cleaned_html"]))
         return self._cached[1]
 
-    def pages(self, shas: Iterable[str]) -> dict[str, str]:
+    def _by_group(self, shas: Iterable[str]) -> list[tuple[int, list[tuple[int, str]]]]:
+        """The known shas as (row group, [(row, sha)]), in file order."""
         by_group: dict[int, list[tuple[int, str]]] = defaultdict(list)
         for sha in shas:
             place = self._where.get(_key(sha))
             if place is not None:
                 by_group[place >> _ROW_BITS].append((place & ((1 << _ROW_BITS) - 1), sha))
+        return sorted(by_group.items())
+
+    def raw_and_cleaned(self, shas: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
+        """{html_sha: (raw HTML, cleaned HTML)} for the known shas: what the benchmark shows.
+        Only the wanted rows are kept from each row group, read a few rows at a time."""
+        found: dict[str, tuple[str | None, str | None]] = {}
+        for group, wanted in self._by_group(shas):
+            rows = self._take(group, [row for row, _ in wanted], ("raw_html", "cleaned_html"))
+            for row, sha in wanted:
+                raw, cleaned = rows[row]
+                found[sha] = (raw, cleaned)
+        return found
+
+    def _take(self, group: int, rows: list[int], columns: tuple[str, ...]) -> dict[int, tuple]:
+        """{row: its values of `columns`} for `rows` of a row group, read `ROWS_PER_READ` rows
+        at a time: a row group of raw pages decoded whole (and grown into its column) takes
+        about twice its size, ~130 MB for the ~64 MB row groups ingest writes."""
+        assert self._file is not None
+        wanted = sorted(set(rows))
+        taken: dict[int, tuple] = {}
+        start = 0
+        batches = self._file.iter_batches(
+            ROWS_PER_READ, row_groups=[group], columns=list(columns), use_threads=False
+        )
+        for batch in batches:
+            end = start + batch.num_rows
+            inside = wanted[bisect_left(wanted, start) : bisect_left(wanted, end)]
+            if inside:
+                picked = batch.take([row - start for row in inside])
+                values = zip(*(column.to_pylist() for column in picked.columns), strict=True)
+                taken.update(zip(inside, values, strict=True))
+            if end > wanted[-1]:
+                break
+            start = end
+        return taken
+
+    def pages(self, shas: Iterable[str]) -> dict[str, str]:
+        """{html_sha: cleaned HTML, else raw HTML} for the known shas: what SFT shows."""
         found: dict[str, str] = {}
-        for group, wanted in sorted(by_group.items()):
+        for group, wanted in self._by_group(shas):
             rows = [row for row, _ in wanted]
             cleaned = self._group(group).column(0).take(rows).to_pylist()
             missing = [k for k, html in enumerate(cleaned) if html is None]
             if missing:
-                assert self._file is not None
-                raw = self._file.read_row_group(group, columns=["raw_html"]).column(0)
-                fill = raw.take([rows[k] for k in missing]).to_pylist()
-                for k, html in zip(missing, fill, strict=True):
-                    cleaned[k] = html
+                raw = self._take(group, [rows[k] for k in missing], ("raw_html",))
+                for k in missing:
+                    cleaned[k] = raw[rows[k]][0]
             for (_, sha), html in zip(wanted, cleaned, strict=True):
                 if html is not None:
                     found[sha] = html
