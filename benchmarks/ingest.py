@@ -180,11 +180,17 @@ def in_child(*args: str) -> dict:
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
-def run(size_mb: int, out: Path, html_kb: int, floor: bool) -> dict:
-    work = out / f"{size_mb}mb"
-    landing = work / "landing"
+def landing_file(out: Path, size_mb: int, html_kb: int) -> tuple[Path, Path]:
+    """(the landing folder, its Mind2Web-shaped file) of a size, generated on first use."""
+    landing = out / f"{size_mb}mb" / "landing"
     source = landing / "mind2web" / "train_bench.json"
     generate(source, size_mb, html_kb, seed=size_mb)
+    return landing, source
+
+
+def run(size_mb: int, out: Path, html_kb: int, floor: bool) -> dict:
+    work = out / f"{size_mb}mb"
+    landing, source = landing_file(out, size_mb, html_kb)
     data = work / "data"
     subprocess.run(["rm", "-rf", str(data)], check=True)
     report = in_child("--child", str(landing), str(data))
