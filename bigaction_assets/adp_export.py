@@ -13,37 +13,34 @@ from typing import Any
 import duckdb
 import orjson
 
+from bigaction_assets.episodes.pages import PageReader
+from bigaction_assets.lake_reader import open_parquet
 from bigaction_assets.lake_sql import query_connection
 from bigaction_assets.quality import has_table, relation
 from bigaction_assets.settings import Paths
 from bigaction_assets.sources.adp_codec_export import export_trajectory
 
 EPISODES_PER_BATCH = 200
+PAGES_PER_RUN = 64
+GROUP = "standardized"
 
 
 def iter_trajectories(lake: Path, dataset: str) -> Iterator[dict[str, Any]]:
     """ADP trajectories of one dataset (a partition key such as `adp.synatra`), in source order.
 
-    Episode rows are small and read at once; their events and pages, which are not, are read
-    a batch of episodes at a time.
+    Everything is read from the dataset's own partition (its episodes carry its key as their
+    `dataset`, and it stores every page and image its events show): other datasets in the
+    lake, however large, are not read. Episode rows are small and read at once; their events,
+    pages and inline images, which are not, a batch of episodes at a time, the pages through a
+    `PageReader` (a query by hash over every page in the lake ran out of DuckDB's memory limit
+    once one dataset held a few hundred megabytes of pages).
     """
-    no_pages = "(select null::varchar as html_sha, null::varchar as raw_html)"
-    # every dataset stores the pages it saw, so one page can be in several partitions
-    one_per_sha = (
-        f"(select html_sha, any_value(raw_html) as raw_html "
-        f"from {relation(lake, 'dom_snapshots')} group by html_sha)"
-    )
-    pages = one_per_sha if has_table(lake, "dom_snapshots") else no_pages
-    pages_sql = f"left join {pages} p using (html_sha)"
-    if has_table(lake, "images"):  # the bytes of images the records held inline
-        pages_sql += (
-            f" left join (select image_sha, any_value(bytes) as image_bytes from "
-            f"{relation(lake, 'images')} group by image_sha) i on i.image_sha = ev.image_sha "
-            "and ev.image_path is null"
-        )
+    if not has_table(lake, "episodes", GROUP, dataset):
+        return
+    pages = PageReader(open_parquet(lake, GROUP, "dom_snapshots", dataset))
     with query_connection() as con:
         episodes = con.execute(
-            f"""select * from {relation(lake, "episodes")} where dataset = ?
+            f"""select * from {relation(lake, "episodes", GROUP, dataset)} where dataset = ?
             order by source_file, source_record""",
             [dataset],
         )
@@ -51,28 +48,74 @@ def iter_trajectories(lake: Path, dataset: str) -> Iterator[dict[str, Any]]:
         rows = [dict(zip(names, row, strict=True)) for row in episodes.fetchall()]
         for start in range(0, len(rows), EPISODES_PER_BATCH):
             batch = rows[start : start + EPISODES_PER_BATCH]
-            events = _events(con, lake, [row["episode_id"] for row in batch], pages_sql)
-            for episode in batch:
-                episode_events = events.get(episode["episode_id"], [])
-                pages = {e["html_sha"]: e["raw_html"] for e in episode_events if e["html_sha"]}
-                yield export_trajectory(episode, episode_events, pages)
+            events = _events(con, lake, dataset, [row["episode_id"] for row in batch])
+            for run in _runs_of_pages(batch, events):
+                found = pages.raw(sorted(_shown(run, events)))
+                for episode in run:
+                    episode_events = events.get(episode["episode_id"], [])
+                    shas = _shown([episode], events)
+                    yield export_trajectory(
+                        episode, episode_events, {s: found.get(s) for s in shas}
+                    )
+
+
+def _shown(episodes: list[dict[str, Any]], events: dict[str, list[dict[str, Any]]]) -> set[str]:
+    """The pages these episodes' events show."""
+    return {
+        e["html_sha"] for ep in episodes for e in events.get(ep["episode_id"], []) if e["html_sha"]
+    }
+
+
+def _runs_of_pages(
+    episodes: list[dict[str, Any]], events: dict[str, list[dict[str, Any]]]
+) -> Iterator[list[dict[str, Any]]]:
+    """The episodes in runs showing about `PAGES_PER_RUN` pages: their pages are held together,
+    and a raw page runs to megabytes."""
+    run: list[dict[str, Any]] = []
+    shown: set[str] = set()
+    for episode in episodes:
+        run.append(episode)
+        shown |= _shown([episode], events)
+        if len(shown) >= PAGES_PER_RUN:
+            yield run
+            run, shown = [], set()
+    if run:
+        yield run
 
 
 def _events(
-    con: duckdb.DuckDBPyConnection, lake: Path, episode_ids: list[str], pages_sql: str
+    con: duckdb.DuckDBPyConnection, lake: Path, dataset: str, episode_ids: list[str]
 ) -> dict[str, list[dict[str, Any]]]:
-    image_bytes = "i.image_bytes" if "image_bytes" in pages_sql else "null as image_bytes"
+    """The events of these episodes in order, each with `image_bytes`: the bytes of an image
+    the record held inline (no `image_path`), from the dataset's `images`."""
+    if not has_table(lake, "events", GROUP, dataset):
+        return {}
     cursor = con.execute(
-        f"""select ev.*, p.raw_html, {image_bytes}
-        from {relation(lake, "events")} ev {pages_sql}
-        where ev.episode_id in (select unnest(?)) order by ev.episode_id, ev.idx""",
+        f"""select * from {relation(lake, "events", GROUP, dataset)}
+        where episode_id in (select unnest(?)) order by episode_id, idx""",
         [episode_ids],
     )
     names = [d[0] for d in cursor.description]
     grouped: dict[str, list[dict[str, Any]]] = {}
+    inline: set[str] = set()
     for row in cursor.fetchall():
         event = dict(zip(names, row, strict=True))
         grouped.setdefault(event["episode_id"], []).append(event)
+        if event.get("image_sha") and event.get("image_path") is None:
+            inline.add(event["image_sha"])
+    images: dict[str, bytes] = {}
+    if inline and has_table(lake, "images", GROUP, dataset):
+        images = dict(
+            con.execute(
+                f"""select image_sha, bytes from {relation(lake, "images", GROUP, dataset)}
+                where image_sha in (select unnest(?))""",
+                [sorted(inline)],
+            ).fetchall()
+        )
+    for group in grouped.values():
+        for event in group:
+            inline_image = event.get("image_sha") and event.get("image_path") is None
+            event["image_bytes"] = images.get(event["image_sha"]) if inline_image else None
     return grouped
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 import pytest
+from big_pages import write_big_pages
 
 from bigaction_assets import adp_export
 from bigaction_assets.sources.adp import ADAPTER, export_trajectory, import_trajectory
@@ -254,6 +255,23 @@ def test_export_of_one_dataset_ignores_other_datasets(tmp_path, ingest_dataset, 
         write_std_tables(tmp_path / "lake", f"adp.{name}", result.tables)
     for name in ("copy_a", "copy_b"):
         assert list(adp_export.iter_trajectories(tmp_path / "lake", f"adp.{name}")) == load(source)
+
+
+def test_a_dataset_exports_beside_one_whose_pages_outsize_the_memory_limit(
+    tmp_path, ingest_dataset, write_std_tables
+):
+    """A web dataset with pages, exported from a lake that also holds ~600 MB of another
+    dataset's pages: the export read every partition's pages into one DuckDB aggregate, which
+    ran out of its memory limit; a dataset's export reads its own partition only."""
+    source = LANDING / "adp" / "webarena_successful.json"
+    landing = tmp_path / "landing"
+    (landing / "adp").mkdir(parents=True)
+    (landing / "adp" / "small.json").write_bytes(source.read_bytes())
+    result = ingest_dataset(ADAPTER, "small", [landing / "adp" / "small.json"], landing)
+    assert result.rows("dom_snapshots"), "the sample must carry pages for this test"
+    write_std_tables(tmp_path / "lake", "adp.small", result.tables)
+    write_big_pages(tmp_path / "lake")
+    assert list(adp_export.iter_trajectories(tmp_path / "lake", "adp.small")) == load(source)
 
 
 @pytest.mark.parametrize(

@@ -2,74 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
 import sys
 
-import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
+from big_pages import GROUPS, KEY, PAGE_KB, PAGES_PER_GROUP, STEPS, page, sha, write_big_pages
 
-from bigaction_assets.lake import partition_path
-from bigaction_assets.lake_writer import open_partition
-
-KEY = "mind2web.big_pages"
 CAP_MB = 192  # address space the reader may add to what its imports take
-PAGE_KB = 384  # a Mind2Web raw page runs to hundreds of kilobytes
-PAGES_PER_GROUP = 160  # ~64 MB of raw HTML a row group, as ingest's sinks write them
-GROUPS = 8
-STEPS = 5
-
-
-def _page(n: int) -> tuple[str, str]:
-    """A page's raw HTML and its cleaned form, each distinct (they compress to almost nothing,
-    so the files stay small while the pages in memory do not)."""
-    body = f"<div class='row{n % 7}'>item</div>" * (PAGE_KB * 1024 // 32)
-    raw = f"<html><!-- page {n} -->{body}</html>"
-    return raw, f"<html><!-- cleaned {n} -->{body[: len(body) // 4]}</html>"
-
-
-def _sha(raw: str) -> str:
-    return hashlib.sha256(raw.encode()).hexdigest()
-
-
-def _write_partition(lake) -> None:
-    """Episodes of five steps, each step on a page of its own; consecutive steps' pages sit in
-    different row groups, so one episode's pages are spread over several."""
-    pages = GROUPS * PAGES_PER_GROUP
-    episodes = [f"e{n:04d}" for n in range(pages // STEPS)]
-    # step s of episode e is page number s * (pages / STEPS) + e: a row group apart each
-    order = [s * len(episodes) + e for e in range(len(episodes)) for s in range(STEPS)]
-    tables = {
-        "episodes": pl.DataFrame({"episode_id": episodes}),
-        "events": pl.DataFrame(
-            {
-                "episode_id": [e for e in episodes for _ in range(STEPS)],
-                "idx": [s for _ in episodes for s in range(STEPS)],
-                "html_sha": [_sha(_page(n)[0]) for n in order],
-            },
-            schema={"episode_id": pl.String, "idx": pl.Int32, "html_sha": pl.String},
-        ),
-    }
-    for asset, table in tables.items():
-        path = partition_path(lake, "standardized", asset, KEY)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        table.write_parquet(path)
-    schema = pa.schema(
-        [("html_sha", pa.large_string()), ("raw_html", pa.large_string()),
-         ("cleaned_html", pa.large_string())]
-    )  # fmt: skip
-    # through the lake's own writer, a sink's batch at a time, as ingest writes pages
-    with open_partition(lake, "standardized", "dom_snapshots", KEY, schema) as writer:
-        for group in range(GROUPS):
-            numbers = range(group * PAGES_PER_GROUP, (group + 1) * PAGES_PER_GROUP)
-            raw, cleaned = zip(*(_page(n) for n in numbers), strict=True)
-            columns = [[_sha(r) for r in raw], list(raw), list(cleaned)]
-            writer.write(pa.table(columns, schema=schema))
-    file = pq.ParquetFile(partition_path(lake, "standardized", "dom_snapshots", KEY))
-    assert file.num_row_groups == GROUPS
 
 
 # Reads every episode's pages in a fresh process whose address space may grow by CAP_MB past
@@ -100,7 +40,7 @@ def test_pages_many_times_the_memory_cap_reach_every_episode_under_it(tmp_path):
     runs out of DuckDB's own memory limit on row groups this size, and a whole row group read
     at once takes about twice its size; a reader that keeps only the rows it wants, a few at a
     time from pages of bounded size, stays under it."""
-    _write_partition(tmp_path)
+    write_big_pages(tmp_path)
     env = {**os.environ, "ARROW_DEFAULT_MEMORY_POOL": "system", "MALLOC_ARENA_MAX": "1"}
     done = subprocess.run(
         [sys.executable, "-c", CHILD, str(tmp_path), KEY, str(CAP_MB)],
@@ -114,7 +54,7 @@ def test_pages_many_times_the_memory_cap_reach_every_episode_under_it(tmp_path):
     assert len(seen) == pages // STEPS
     for e, (episode_id, steps) in enumerate(sorted(seen.items())):
         assert episode_id == f"e{e:04d}"
-        for s, (sha, raw_sha, cleaned_head) in enumerate(steps):
+        for s, (shown, raw_sha, cleaned_head) in enumerate(steps):
             n = s * (pages // STEPS) + e
-            assert sha == raw_sha == _sha(_page(n)[0]), (episode_id, s)  # the raw page, whole
-            assert cleaned_head == _page(n)[1][:40]  # and its cleaned form beside it
+            assert shown == raw_sha == sha(page(n)[0]), (episode_id, s)  # the raw page, whole
+            assert cleaned_head == page(n)[1][:40]  # and its cleaned form beside it

@@ -73,12 +73,18 @@ class PageReader:
     def raw_and_cleaned(self, shas: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
         """{html_sha: (raw HTML, cleaned HTML)} for the known shas: what the benchmark shows.
         Only the wanted rows are kept from each row group, read a few rows at a time."""
-        found: dict[str, tuple[str | None, str | None]] = {}
+        return self._columns(shas, ("raw_html", "cleaned_html"))  # type: ignore[return-value]
+
+    def raw(self, shas: Iterable[str]) -> dict[str, str | None]:
+        """{html_sha: raw HTML} for the known shas: what an ADP export writes back."""
+        return {sha: values[0] for sha, values in self._columns(shas, ("raw_html",)).items()}
+
+    def _columns(self, shas: Iterable[str], columns: tuple[str, ...]) -> dict[str, tuple]:
+        found: dict[str, tuple] = {}
         for group, wanted in self._by_group(shas):
-            rows = self._take(group, [row for row, _ in wanted], ("raw_html", "cleaned_html"))
+            rows = self._take(group, [row for row, _ in wanted], columns)
             for row, sha in wanted:
-                raw, cleaned = rows[row]
-                found[sha] = (raw, cleaned)
+                found[sha] = rows[row]
         return found
 
     def _take(self, group: int, rows: list[int], columns: tuple[str, ...]) -> dict[int, tuple]:
