@@ -51,7 +51,7 @@ def iter_benchmark_episodes(lake: Lake, key: str) -> Iterator[Item]:
     Pages come through a `PageReader`, which keeps only the wanted rows of each row group: a
     DuckDB query by hash read every row group of the file for each episode and ran out of its
     memory limit on row groups of pages a few hundred kilobytes each (benchmarks/README.md,
-    "`benchmark_snapshot` at real page sizes")."""
+    "`benchmark_snapshot.py`")."""
     batch: list[tuple[dict[str, Any], list[dict[str, Any]], list[str]]] = []
     shown: set[str] = set()
     reader = PageReader(open_parquet(lake, GROUP, "dom_snapshots", key))

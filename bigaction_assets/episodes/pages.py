@@ -4,10 +4,10 @@ Pages are content-addressed and written in the order they first appear, so their
 nothing of where they are: a query by hash scans the whole file, for every batch of episodes.
 The reader learns once where each page is (its hash column only), then reads just the row
 groups a batch needs: for SFT, cleaned HTML first and raw HTML only for pages that have no
-cleaned form; for the benchmark, both. The cleaned HTML of the row group read last is kept:
-consecutive episodes mostly show pages written together. Raw HTML, megabytes a page, is read a
-few rows at a time and only the wanted rows are kept. Memory follows a row group of cleaned
-pages and a few raw ones, never the file.
+cleaned form; for the benchmark, both; for an ADP export, raw HTML. The cleaned HTML of the
+row group read last is kept: consecutive episodes mostly show pages written together. Raw
+HTML, megabytes a page, is read a few rows at a time and only the wanted rows are kept. Memory
+follows a row group of cleaned pages and a few raw ones, never the file.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def _key(sha: str) -> bytes:
 
 class PageReader:
     """A partition's pages by hash: `pages` for what SFT shows, `raw_and_cleaned` for the
-    benchmark."""
+    benchmark, `raw` for an ADP export."""
 
     def __init__(self, source: Path | pq.ParquetFile | None) -> None:
         """`source`: the dom_snapshots partition (a path, or a reader from
