@@ -14,6 +14,7 @@ import duckdb
 import orjson
 
 from bigaction_assets.episodes.pages import PageReader
+from bigaction_assets.images.store import iter_images
 from bigaction_assets.lake_reader import open_parquet
 from bigaction_assets.lake_sql import query_connection
 from bigaction_assets.quality import has_table, relation
@@ -87,7 +88,8 @@ def _events(
     con: duckdb.DuckDBPyConnection, lake: Path, dataset: str, episode_ids: list[str]
 ) -> dict[str, list[dict[str, Any]]]:
     """The events of these episodes in order, each with `image_bytes`: the bytes of an image
-    the record held inline (no `image_path`), from the dataset's `images`."""
+    the record held inline (no `image_path`), from the dataset's `images` (read by row group
+    through `images.store`, not gathered by DuckDB: screenshots run to megabytes too)."""
     if not has_table(lake, "events", GROUP, dataset):
         return {}
     cursor = con.execute(
@@ -103,15 +105,10 @@ def _events(
         grouped.setdefault(event["episode_id"], []).append(event)
         if event.get("image_sha") and event.get("image_path") is None:
             inline.add(event["image_sha"])
-    images: dict[str, bytes] = {}
-    if inline and has_table(lake, "images", GROUP, dataset):
-        images = dict(
-            con.execute(
-                f"""select image_sha, bytes from {relation(lake, "images", GROUP, dataset)}
-                where image_sha in (select unnest(?))""",
-                [sorted(inline)],
-            ).fetchall()
-        )
+    images = {
+        row["image_sha"]: row["bytes"]
+        for row in iter_images(lake, inline, partitions=[dataset])
+    } if inline else {}  # fmt: skip
     for group in grouped.values():
         for event in group:
             inline_image = event.get("image_sha") and event.get("image_path") is None
