@@ -7,6 +7,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from bigaction_assets.episodes import pages as pages_module
 from bigaction_assets.episodes import reader as inputs
 from bigaction_assets.episodes.pages import PageReader
 from bigaction_assets.episodes.reader import EventsOutOfOrder, iter_episodes
@@ -78,14 +79,25 @@ def write_pages(path, pages: list[tuple[str, str | None, str | None]], per_group
     pq.write_table(table, path, row_group_size=per_group)
 
 
-def test_pages_are_found_in_any_row_group_cleaned_html_first(tmp_path):
+@pytest.mark.parametrize("whole_group_bytes", [pages_module.WHOLE_GROUP_BYTES, 0])
+def test_pages_are_found_in_any_row_group_cleaned_html_first(
+    tmp_path, monkeypatch, whole_group_bytes
+):
+    """Small row groups are read whole; large ones (here: every one) a few rows at a time."""
+    monkeypatch.setattr(pages_module, "WHOLE_GROUP_BYTES", whole_group_bytes)
+    monkeypatch.setattr(pages_module, "ROWS_PER_READ", 2)
     path = tmp_path / "pages.parquet"
-    pages = [(_sha(n), f"<raw {n}>", None if n % 3 == 0 else f"<clean {n}>") for n in range(7)]
-    write_pages(path, pages, per_group=2)
-    assert pq.ParquetFile(path).num_row_groups == 4
+    pages = [(_sha(n), f"<raw {n}>", None if n % 3 == 0 else f"<clean {n}>") for n in range(12)]
+    write_pages(path, pages, per_group=5)
+    assert pq.ParquetFile(path).num_row_groups == 3
     reader = PageReader(path)
-    found = reader.pages([_sha(6), _sha(1), _sha(3), _sha(99)])  # out of order, one unknown
-    assert found == {_sha(6): "<raw 6>", _sha(1): "<clean 1>", _sha(3): "<raw 3>"}
+    found = reader.pages([_sha(9), _sha(1), _sha(3), _sha(6), _sha(99)])  # unordered, 1 unknown
+    assert found == {_sha(9): "<raw 9>", _sha(1): "<clean 1>", _sha(3): "<raw 3>",
+                     _sha(6): "<raw 6>"}  # fmt: skip
+    both = reader.raw_and_cleaned([_sha(0), _sha(4), _sha(11)])
+    assert both == {_sha(0): ("<raw 0>", None), _sha(4): ("<raw 4>", "<clean 4>"),
+                    _sha(11): ("<raw 11>", "<clean 11>")}  # fmt: skip
+    assert reader.raw([_sha(7), _sha(99)]) == {_sha(7): "<raw 7>"}
     assert PageReader(tmp_path / "absent.parquet").pages([_sha(1)]) == {}
 
 

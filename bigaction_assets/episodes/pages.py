@@ -22,9 +22,10 @@ import pyarrow.parquet as pq
 
 # A page's place as one int: row group << _ROW_BITS | row within it (no tuple per page).
 _ROW_BITS = 32
-# Rows decoded at once where only some rows of a row group are wanted: raw pages run to
-# megabytes each.
+# Rows decoded at once where only some rows of a large row group are wanted: raw pages run to
+# megabytes each. A row group of at most WHOLE_GROUP_BYTES (small pages) is read whole and kept.
 ROWS_PER_READ = 16
+WHOLE_GROUP_BYTES = 16 * 2**20
 
 
 def _key(sha: str) -> bytes:
@@ -47,6 +48,7 @@ class PageReader:
         self._file = source
         self._where: dict[bytes, int] = {}
         self._cached: tuple[int, pa.Table] | None = None
+        self._whole: tuple[int, tuple[str, ...], pa.Table] | None = None
         if self._file is None:
             return
         for group in range(self._file.num_row_groups):
@@ -88,11 +90,18 @@ class PageReader:
         return found
 
     def _take(self, group: int, rows: list[int], columns: tuple[str, ...]) -> dict[int, tuple]:
-        """{row: its values of `columns`} for `rows` of a row group, read `ROWS_PER_READ` rows
-        at a time: a row group of raw pages decoded whole (and grown into its column) takes
-        about twice its size, ~130 MB for the ~64 MB row groups ingest writes."""
+        """{row: its values of `columns`} for `rows` of a row group. A row group whose columns
+        hold at most `WHOLE_GROUP_BYTES` is read whole and kept (small pages: one read serves
+        the batches after it); a larger one is read `ROWS_PER_READ` rows at a time, keeping only
+        the wanted rows: read whole (and grown into its column) it would take about twice its
+        size, ~130 MB for the ~64 MB row groups of raw pages ingest writes."""
         assert self._file is not None
         wanted = sorted(set(rows))
+        if self._bytes(group, columns) <= WHOLE_GROUP_BYTES:
+            if self._whole is None or self._whole[:2] != (group, columns):
+                self._whole = None  # let the old group go before the new one is read
+                self._whole = (group, columns, self._file.read_row_group(group, list(columns)))
+            return self._picked(self._whole[2], wanted, 0)
         taken: dict[int, tuple] = {}
         start = 0
         batches = self._file.iter_batches(
@@ -102,13 +111,25 @@ class PageReader:
             end = start + batch.num_rows
             inside = wanted[bisect_left(wanted, start) : bisect_left(wanted, end)]
             if inside:
-                picked = batch.take([row - start for row in inside])
-                values = zip(*(column.to_pylist() for column in picked.columns), strict=True)
-                taken.update(zip(inside, values, strict=True))
+                taken.update(self._picked(batch, inside, start))
             if end > wanted[-1]:
                 break
             start = end
         return taken
+
+    @staticmethod
+    def _picked(rows: pa.Table | pa.RecordBatch, wanted: list[int], first: int) -> dict:
+        """{row: its values} for `wanted` rows of `rows`, whose first row is row `first`."""
+        picked = rows.take([row - first for row in wanted])
+        values = zip(*(column.to_pylist() for column in picked.columns), strict=True)
+        return dict(zip(wanted, values, strict=True))
+
+    def _bytes(self, group: int, columns: tuple[str, ...]) -> int:
+        """Uncompressed bytes of `columns` in a row group, from the file's footer."""
+        assert self._file is not None
+        meta = self._file.metadata.row_group(group)
+        chunks = (meta.column(i) for i in range(meta.num_columns))
+        return sum(c.total_uncompressed_size for c in chunks if c.path_in_schema in columns)
 
     def pages(self, shas: Iterable[str]) -> dict[str, str]:
         """{html_sha: cleaned HTML, else raw HTML} for the known shas: what SFT shows."""
