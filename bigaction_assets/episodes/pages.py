@@ -4,10 +4,10 @@ Pages are content-addressed and written in the order they first appear, so their
 nothing of where they are: a query by hash scans the whole file, for every batch of episodes.
 The reader learns once where each page is (its hash column only), then reads just the row
 groups a batch needs: for SFT, cleaned HTML first and raw HTML only for pages that have no
-cleaned form; for the benchmark, both; for an ADP export, raw HTML. The cleaned HTML of the
-row group read last is kept: consecutive episodes mostly show pages written together. Raw
-HTML, megabytes a page, is read a few rows at a time and only the wanted rows are kept. Memory
-follows a row group of cleaned pages and a few raw ones, never the file.
+cleaned form; for the benchmark, both; for an ADP export, raw HTML. A row group of small pages
+is read whole and kept: consecutive episodes mostly show pages written together. A large one
+(raw HTML runs to megabytes a page) is read a few rows at a time, keeping only the wanted rows.
+Memory follows a small row group or a few large pages, never the file.
 """
 
 from __future__ import annotations
@@ -47,21 +47,14 @@ class PageReader:
             source = pq.ParquetFile(source) if source.exists() else None
         self._file = source
         self._where: dict[bytes, int] = {}
-        self._cached: tuple[int, pa.Table] | None = None
-        self._whole: tuple[int, tuple[str, ...], pa.Table] | None = None
+        # per set of columns, the small row group read last, whole: (row group, its columns)
+        self._kept: dict[tuple[str, ...], tuple[int, pa.Table]] = {}
         if self._file is None:
             return
         for group in range(self._file.num_row_groups):
             shas = self._file.read_row_group(group, columns=["html_sha"]).column(0)
             for row, sha in enumerate(shas.to_pylist()):
                 self._where[_key(sha)] = group << _ROW_BITS | row
-
-    def _group(self, group: int) -> pa.Table:
-        if self._cached is None or self._cached[0] != group:
-            assert self._file is not None
-            self._cached = None  # let the old group go before the new one is read
-            self._cached = (group, self._file.read_row_group(group, columns=["cleaned_html"]))
-        return self._cached[1]
 
     def _by_group(self, shas: Iterable[str]) -> list[tuple[int, list[tuple[int, str]]]]:
         """The known shas as (row group, [(row, sha)]), in file order."""
@@ -98,10 +91,14 @@ class PageReader:
         assert self._file is not None
         wanted = sorted(set(rows))
         if self._bytes(group, columns) <= WHOLE_GROUP_BYTES:
-            if self._whole is None or self._whole[:2] != (group, columns):
-                self._whole = None  # let the old group go before the new one is read
-                self._whole = (group, columns, self._file.read_row_group(group, list(columns)))
-            return self._picked(self._whole[2], wanted, 0)
+            kept = self._kept.get(columns)
+            if kept is None or kept[0] != group:
+                self._kept.pop(columns, None)  # let the old group go before the new one is read
+                kept = self._kept[columns] = (
+                    group,
+                    self._file.read_row_group(group, list(columns)),
+                )
+            return self._picked(kept[1], wanted, 0)
         taken: dict[int, tuple] = {}
         start = 0
         batches = self._file.iter_batches(
@@ -136,7 +133,8 @@ class PageReader:
         found: dict[str, str] = {}
         for group, wanted in self._by_group(shas):
             rows = [row for row, _ in wanted]
-            cleaned = self._group(group).column(0).take(rows).to_pylist()
+            shown = self._take(group, rows, ("cleaned_html",))
+            cleaned = [shown[row][0] for row in rows]
             missing = [k for k, html in enumerate(cleaned) if html is None]
             if missing:
                 raw = self._take(group, [rows[k] for k in missing], ("raw_html",))
