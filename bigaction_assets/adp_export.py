@@ -54,10 +54,9 @@ def iter_trajectories(lake: Path, dataset: str) -> Iterator[dict[str, Any]]:
                 found = pages.raw(sorted(_shown(run, events)))
                 for episode in run:
                     episode_events = events.get(episode["episode_id"], [])
-                    shas = _shown([episode], events)
-                    yield export_trajectory(
-                        episode, episode_events, {s: found.get(s) for s in shas}
-                    )
+                    html = {s: found.get(s) for s in _shown([episode], events)}
+                    theirs = {sha: page for sha, page in html.items() if page is not None}
+                    yield export_trajectory(episode, episode_events, theirs)
 
 
 def _shown(episodes: list[dict[str, Any]], events: dict[str, list[dict[str, Any]]]) -> set[str]:
