@@ -6,15 +6,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from bigaction_assets.episodes.pages import PageReader
-from bigaction_assets.episodes.reader import iter_episodes
+from bigaction_assets.episodes.reader import EpisodeChunk, iter_chunks
 from bigaction_assets.lake import Lake, partition_exists, partition_url
 from bigaction_assets.lake_reader import open_parquet
 from bigaction_assets.lake_sql import query_connection
 
 GROUP = "standardized"
-EPISODES_PER_BATCH = 64
-# Pages of a batch are held together; a raw page runs to megabytes.
-PAGES_PER_BATCH = 64
 Pages = dict[str, tuple[str | None, str | None]]
 Item = tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], Pages]
 
@@ -45,34 +42,27 @@ def _candidates(lake: Lake, key: str, ids: list[str]) -> dict[str, list[dict[str
 
 def iter_benchmark_episodes(lake: Lake, key: str) -> Iterator[Item]:
     """(episode, events, web candidates, pages by html_sha) for every episode of a partition,
-    in source order. Candidates and pages are fetched a batch of episodes at a time: at most
-    `EPISODES_PER_BATCH` episodes showing about `PAGES_PER_BATCH` pages.
-
-    Pages come through a `PageReader`, which keeps only the wanted rows of each row group: a
-    DuckDB query by hash read every row group of the file for each episode and ran out of its
-    memory limit on row groups of pages a few hundred kilobytes each (benchmarks/README.md,
-    "`benchmark_snapshot.py`")."""
-    batch: list[tuple[dict[str, Any], list[dict[str, Any]], list[str]]] = []
-    shown: set[str] = set()
+    in source order, a chunk of episodes at a time as the episodes reader cuts them (at most
+    256 episodes showing about 64 pages): the chunk's candidates in one query, its pages, raw
+    and cleaned, in one `PageReader` call, which keeps only the wanted rows of each row group.
+    (A DuckDB query by hash per episode read every row group of the file and ran out of its
+    memory limit on pages a few hundred kilobytes each: benchmarks/README.md,
+    "`benchmark_snapshot.py`".)"""
     reader = PageReader(open_parquet(lake, GROUP, "dom_snapshots", key))
+    for chunk in iter_chunks(lake, key, with_pages=False):
+        yield from _chunk_items(lake, key, chunk, reader)
 
-    def flush() -> Iterator[Item]:
-        candidates = _candidates(lake, key, [episode["episode_id"] for episode, _, _ in batch])
-        pages = reader.raw_and_cleaned(sorted(shown)) if shown else {}
-        for episode, events, shas in batch:
-            theirs = {sha: pages[sha] for sha in shas if sha in pages}
-            yield episode, events, candidates.get(episode["episode_id"], []), theirs
-        batch.clear()
-        shown.clear()
 
-    for episode, events, _ in iter_episodes(lake, key, with_pages=False):
-        shas = sorted({e["html_sha"] for e in events if e.get("html_sha")})
-        batch.append((episode, events, shas))
-        shown.update(shas)
-        if len(batch) >= EPISODES_PER_BATCH or len(shown) >= PAGES_PER_BATCH:
-            yield from flush()
-    if batch:
-        yield from flush()
+def _chunk_items(lake: Lake, key: str, chunk: EpisodeChunk, reader: PageReader) -> Iterator[Item]:
+    """The chunk's items; its pages are let go when it is done, before the next chunk's are
+    read."""
+    rows = list(chunk.episode_rows())
+    candidates = _candidates(lake, key, [episode["episode_id"] for episode, _, _ in rows])
+    shown = sorted({e["html_sha"] for _, events, _ in rows for e in events if e.get("html_sha")})
+    pages = reader.raw_and_cleaned(shown) if shown else {}
+    for episode, events, _ in rows:
+        theirs = {e["html_sha"]: pages[e["html_sha"]] for e in events if e.get("html_sha") in pages}
+        yield episode, events, candidates.get(episode["episode_id"], []), theirs
 
 
 def snapshot_rows(lake: Lake, key: str, columns: list[str]) -> Iterator[dict[str, Any]]:

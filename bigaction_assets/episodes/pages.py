@@ -68,7 +68,8 @@ class PageReader:
     def raw_and_cleaned(self, shas: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
         """{html_sha: (raw HTML, cleaned HTML)} for the known shas: what the benchmark shows.
         Only the wanted rows are kept from each row group, read a few rows at a time."""
-        return self._columns(shas, ("raw_html", "cleaned_html"))  # type: ignore[return-value]
+        found = self._columns(shas, ("raw_html", "cleaned_html"))
+        return {sha: (raw, cleaned) for sha, (raw, cleaned) in found.items()}
 
     def raw(self, shas: Iterable[str]) -> dict[str, str | None]:
         """{html_sha: raw HTML} for the known shas: what an ADP export writes back."""
