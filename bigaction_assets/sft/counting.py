@@ -2,17 +2,17 @@
 
 `lengths` counts a rendered example text by text, as a chat model sees it. Windowing needs that
 count for many runs of the same turns; rendering each run and counting its merged texts again
-would redo the same work every time. A tally per format (`tallies`) gives the same numbers (a
-test holds them equal on every bundled sample and on generated conversations) by mirroring its
-renderer turn by turn, and a run of turns is counted by adding its turns one at a time, so
-trying a window one step longer costs that step alone. The test, and the
-`examples_fit_context` check that counts the stored text, catch a renderer change that the
-tallies miss.
+would redo the same work every time. Every format makes one message of each run of turns of one
+side, so a conversation's length is its frame plus its messages' lengths (`message_lengths`),
+each worked out from facts of its turns made once per conversation; a window one step longer
+costs that step's messages alone. A test holds these counts equal to the rendered ones on every
+bundled sample and on generated conversations, and the `examples_fit_context` check, which
+counts the stored text, catches a renderer change that they miss.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import orjson
 
@@ -20,16 +20,19 @@ from bigaction_assets.joined_tokens import facts
 from bigaction_assets.sft.formats import SFT_FORMATS
 from bigaction_assets.sft.images import IMAGE_TOKENS
 from bigaction_assets.sft.lengths import MESSAGE_OVERHEAD, REPLY_OVERHEAD
+from bigaction_assets.sft.message_lengths import MESSAGE_LENGTHS, Run
 from bigaction_assets.sft.openhands_format import system_text
 from bigaction_assets.sft.sharegpt_format import tools_json
-from bigaction_assets.sft.tallies import TALLIES, Tally, add
 from bigaction_assets.sft.turn_facts import TurnFacts
-from bigaction_assets.sft.turns import Conversation, Turn
+from bigaction_assets.sft.turns import Conversation, Turn, side_groups
 from bigaction_assets.tokens import count_tokens
 
 
 class LengthCounter:
-    """Lengths of runs of one conversation's turns (its windows), in the chosen formats."""
+    """Lengths of runs of one conversation's turns (its windows), in the chosen formats.
+
+    Lengths come as lists with one number per format, in the order of `formats`.
+    """
 
     def __init__(
         self,
@@ -39,7 +42,7 @@ class LengthCounter:
     ) -> None:
         self.formats = tuple(formats)
         self.turns = TurnFacts(image_tokens)
-        fixed = {
+        frames = {
             "openai": lambda: REPLY_OVERHEAD + MESSAGE_OVERHEAD + facts(conv.system).tokens
             + _openai_tools_tokens(conv),
             "sharegpt": lambda: REPLY_OVERHEAD + MESSAGE_OVERHEAD + facts(conv.system).tokens
@@ -47,29 +50,33 @@ class LengthCounter:
             "openhands": lambda: REPLY_OVERHEAD + MESSAGE_OVERHEAD
             + facts(system_text(conv)).tokens,
         }  # fmt: skip
-        self.fixed = {name: fixed[name]() for name in self.formats}
+        self.frame = [frames[name]() for name in self.formats]
+        """What every example takes before its messages: the reply's start, the system
+        message and the tools."""
+        self._lengths = [MESSAGE_LENGTHS[name] for name in self.formats]
 
-    def start(self, turns: Iterable[Turn] = ()) -> list[Tally]:
-        """A tally per format, with `turns` added."""
-        tallies = [TALLIES[name](self.turns, self.fixed[name]) for name in self.formats]
-        for turn in turns:
-            add(tallies, turn)
-        return tallies
+    def message(self, run: Run) -> list[int]:
+        """The lengths of one message: a run of turns of one side."""
+        return [length(run, self.turns) for length in self._lengths]
 
-    def total(self, tallies: list[Tally]) -> int:
-        """The longest of the formats' totals: what a window must keep within the context."""
-        return max(tally.total() for tally in tallies)
+    def lengths(self, turns: Sequence[Turn]) -> list[int]:
+        """The lengths of a conversation with these turns."""
+        totals = list(self.frame)
+        for run in side_groups(turns):
+            totals = [total + part for total, part in zip(totals, self.message(run), strict=True)]
+        return totals
+
+    def total(self, lengths: Sequence[int]) -> int:
+        """The longest format's length: what a window must keep within the context."""
+        return max(lengths)
 
     def length(self, name: str, turns: Sequence[Turn]) -> int:
         """Tokens of a conversation with these turns rendered as `name`."""
-        tally = TALLIES[name](self.turns, self.fixed[name])
-        for turn in turns:
-            tally.add(turn, self.turns.of(turn))
-        return tally.total()
+        return self.lengths(turns)[self.formats.index(name)]
 
     def __call__(self, turns: Sequence[Turn]) -> int:
         """The longest of the formats, as `conversation_tokens`."""
-        return self.total(self.start(turns))
+        return self.total(self.lengths(turns))
 
 
 _tools_tokens: dict[tuple[str, ...], int] = {}

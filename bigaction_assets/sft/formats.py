@@ -1,4 +1,4 @@
-"""Names the SFT stage renders and tallies by (a module of its own: worker processes need them
+"""Names the SFT stage renders and counts by (a module of its own: worker processes need them
 without the contracts' imports, which cost a worker ~1 s to start)."""
 
 SFT_FORMATS = ("openai", "sharegpt", "openhands")

@@ -1,6 +1,6 @@
 """What each turn of a conversation adds to each SFT format's length, worked out once: the
-facts the running tallies (`tallies`) add up, and the tokens of an assistant run's sharegpt
-value (its calls after its thought, in LLaMA-Factory's thought words)."""
+facts the message lengths (`message_lengths`) add up, and the tokens of an assistant run's
+sharegpt value (its calls after its thought, in LLaMA-Factory's thought words)."""
 
 from __future__ import annotations
 

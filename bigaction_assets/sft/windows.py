@@ -10,7 +10,6 @@ from bigaction_assets.sft.counting import LengthCounter
 from bigaction_assets.sft.formats import SFT_FORMATS
 from bigaction_assets.sft.images import IMAGE_TOKENS
 from bigaction_assets.sft.observations import fit_to_tokens
-from bigaction_assets.sft.tallies import add, copies
 from bigaction_assets.sft.turns import Conversation, Turn
 
 OBSERVATION_ROLES = ("user", "tool")
@@ -104,9 +103,10 @@ def split_into_windows(
     observation turns before an assistant turn plus that turn; what answers a window's last
     call opens the next window, after the task, as what the user sees (its call is not in that
     window), and what follows the episode's last assistant turn is in no window. Each window
-    holds the longest run of steps that fits: steps are added one at a time to a running count
-    per format (`tallies`), so an episode is counted in one pass. A step too long even
-    alone has its longest observations cut until it fits.
+    holds the longest run of steps that fits: a window one step longer adds that step's
+    messages to its length (`counting.LengthCounter`), so an episode is counted in one pass,
+    each message once. A step too long even alone has its longest observations cut until it
+    fits.
 
     Raises:
         NoAction: the conversation has no assistant turn.
@@ -119,8 +119,7 @@ def split_into_windows(
         raise NoAction(f"episode {conv.episode_id}: no assistant turn, nothing to train on")
     protected = 1 if head else 0
     count = LengthCounter(conv, formats, image_tokens)
-    opening = count.start([head] if head else [])
-    base = count.total(opening)
+    base = count.total(count.lengths([head] if head else []))
     if base > max_tokens:
         raise ValueError(
             f"episode {conv.episode_id}: the system prompt, tools and task take {base} tokens, "
@@ -129,11 +128,15 @@ def split_into_windows(
     windows: list[tuple[list[Turn], int]] = []  # turns and tokens; Conversations made last
     first, final = 0, len(steps) - 1
     while first <= final:
-        running = copies(opening)
+        # a window's messages: the task with what the user sees first, then the steps' own
+        # (a step's observations, then its action, which joins the action before it when the
+        # step shows nothing); `closed` holds all but the open assistant message
         before = _detached(steps[first].before) if first > 0 else steps[first].before
-        for turn in [*before, steps[first].action]:
-            add(running, turn)
-        tokens = count.total(running)
+        opening = [head, *before] if head else before
+        closed = _plus(count.frame, count.message(opening)) if opening else count.frame
+        action = [steps[first].action]
+        action_lengths = count.message(action)
+        tokens = count.total(_plus(closed, action_lengths))
         if tokens > max_tokens:
             alone = _window_turns(parts, first, first)
             windows.append(_cut_to_fit(conv.episode_id, alone, max_tokens, protected, count))
@@ -141,11 +144,17 @@ def split_into_windows(
             continue
         last = first
         while last < final:
-            for turn in [*steps[last + 1].before, steps[last + 1].action]:
-                add(running, turn)
-            longer = count.total(running)
+            step = steps[last + 1]
+            if step.before:
+                grown = _plus(_plus(closed, action_lengths), count.message(step.before))
+                longer_action = [step.action]
+            else:
+                grown, longer_action = closed, [*action, step.action]
+            longer_lengths = count.message(longer_action)
+            longer = count.total(_plus(grown, longer_lengths))
             if longer > max_tokens:
                 break
+            closed, action, action_lengths = grown, longer_action, longer_lengths
             last, tokens = last + 1, longer
         windows.append((_window_turns(parts, first, last), tokens))
         first = last + 1
@@ -153,3 +162,8 @@ def split_into_windows(
         Conversation(conv.episode_id, conv.system, conv.tools, turns, k, len(windows), tokens)
         for k, (turns, tokens) in enumerate(windows)
     ]
+
+
+def _plus(lengths: list[int], more: list[int]) -> list[int]:
+    """Per-format lengths added."""
+    return [a + b for a, b in zip(lengths, more, strict=True)]
