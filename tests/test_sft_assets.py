@@ -184,22 +184,31 @@ def _sft_metadata(result: dg.ExecuteInProcessResult) -> dict[str, Any]:
     return {key: value.value for key, value in materialization.metadata.items()}
 
 
-def test_an_invalid_rendering_keeps_its_episode_out_and_says_why(build, dagster_lake, monkeypatch):
-    dagster_lake.add_bundled("adp", "synatra")
-    monkeypatch.setitem(sft_examples_module.RENDERERS, "openai", _without_call_ids)
-    result = build("adp.synatra")
+def test_a_window_a_consumer_would_refuse_keeps_its_episode_out_and_says_why(
+    build, dagster_lake, monkeypatch
+):
+    """A windowing bug: later windows open on the tool result of a call in the window before
+    (instead of showing it as what the user sees). The stage checks each window's turns before
+    rendering them and keeps such episodes out, with the reason."""
+    dagster_lake.add_bundled("adp", "nnetnav-wa")
+    monkeypatch.setattr(windows, "_detached", lambda before: before)
+    config = {"ops": {"sft_examples": {"config": {"max_tokens": 3000, "observation_tokens": 800}}}}
+    result = build("adp.nnetnav-wa", run_config=config)
     assert result.success
     metadata = _sft_metadata(result)
-    assert metadata["dagster/row_count"] == 0
-    assert metadata["episodes_skipped_by_reason"] == {"invalid_for_consumer": 5}
-    assert "tool call without id" in json.dumps(metadata["episodes_skipped"])
+    assert metadata["episodes_skipped_by_reason"].get("invalid_for_consumer", 0) >= 1
+    assert "a tool result that does not follow its call" in json.dumps(metadata["episodes_skipped"])
+    # the first window of each is fine (it opens on the task), yet none of its windows is kept
+    assert all(not skip["why"].startswith("window 0:") for skip in metadata["episodes_skipped"])
+    kept = {row["episode_id"] for row in examples(dagster_lake)}
+    assert not kept & {skip["episode_id"] for skip in metadata["episodes_skipped"]}
 
 
 def test_a_stored_example_a_consumer_refuses_fails_the_check(build, dagster_lake, monkeypatch):
-    """Were the stage's own validation bypassed, the check reading the stored text fails."""
+    """The stage renders from turns it has checked, not checking its own renderings again; a
+    renderer bug reaches the lake, where the check reading the stored text fails."""
     dagster_lake.add_bundled("adp", "synatra")
     monkeypatch.setitem(sft_examples_module.RENDERERS, "openai", _without_call_ids)
-    monkeypatch.setattr(sft_examples_module, "rendering_problems", lambda renderings, **_: [])
     result = build("adp.synatra")
     assert not result.success
     assert checks(result)["examples_valid_for_consumers"] is False

@@ -22,7 +22,7 @@ from bigaction_assets.sft.sharegpt_format import THOUGHT_WORDS, render_sharegpt
 from bigaction_assets.sft.splits import DEFAULT_RATIOS, assign_split
 from bigaction_assets.sft.tools import ToolSpec
 from bigaction_assets.sft.turns import Conversation, assistant_text_and_calls
-from bigaction_assets.sft.validate import rendering_problems
+from bigaction_assets.sft.window_rules import window_problems
 from bigaction_assets.sft.windows import NoAction, split_into_windows
 
 RENDERERS = {"openai": render_openai, "sharegpt": render_sharegpt, "openhands": render_openhands}
@@ -176,8 +176,9 @@ def episode_examples(
     shown: Mapping[int, str] | None = None,
 ) -> list[dict[str, Any]]:
     """One `sft_examples` row per window of the episode, rendered in every format (each
-    rendering as JSON in UTF-8 bytes) and checked against its consumer's rules. `shown`: its
-    observations' texts made ahead (`observations_ahead`); the same rows with or without.
+    rendering as JSON in UTF-8 bytes) from turns checked against its consumers' rules
+    (`markup_problems`, `window_rules`). `shown`: its observations' texts made ahead
+    (`observations_ahead`); the same rows with or without.
 
     Raises:
         EpisodeSkipped: the episode is marked `train_on: false`, opens with an action and has
@@ -212,10 +213,10 @@ def episode_examples(
     thoughts = thought_source(events)
     rows = []
     for number, window in enumerate(windows):
-        rendered = {name: RENDERERS[name](window) for name in formats}
-        problems = rendering_problems(rendered, parse_blocks=False)
-        if problems:  # a renderer bug, not bad data: keep the episode out and say why
+        problems = window_problems(window, formats)
+        if problems:  # a consumer would refuse it: keep the episode out and say why
             raise EpisodeSkipped("invalid_for_consumer", f"window {number}: {problems[:3]}")
+        rendered = {name: RENDERERS[name](window) for name in formats}
         rows.append({
             "example_id": f"{episode['episode_id']}#{number}",
             "episode_id": episode["episode_id"],
