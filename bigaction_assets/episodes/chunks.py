@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from bigaction_assets.event_marks import GENERATED, IMAGE_NAME
 
@@ -76,69 +77,91 @@ class EpisodeChunk:
         return {sha: self.pages[sha] for sha in shas if sha in self.pages}
 
 
+@dataclass(frozen=True)
+class _Runs:
+    """A row group of the events file as runs of rows of one episode each."""
+
+    table: pa.Table
+    starts: list[int]
+    """The first row of each run, then the row count."""
+    ids: list[str]
+    """The episode of each run."""
+    shas: list[str | None] | None
+    """Each row's page, where the table has pages."""
+
+    @classmethod
+    def of(cls, table: pa.Table) -> _Runs:
+        rows = table.num_rows
+        ids = table.column("episode_id").combine_chunks()
+        starts = [0] if rows else []
+        if rows > 1:  # where the episode changes from one row to the next
+            changes = pc.indices_nonzero(pc.not_equal(ids[1:], ids[:-1])).to_pylist()
+            starts += [change + 1 for change in changes]
+        shas = table.column("html_sha").to_pylist() if "html_sha" in table.column_names else None
+        run_ids = ids.take(pa.array(starts, pa.int64())).to_pylist()
+        return cls(table, [*starts, rows], run_ids, shas)
+
+
 class EventCursor:
     """The events file walked in step with the episodes file: `take(episode_id)` moves past
     that episode's rows (which must come next), `cut()` hands over the rows taken since the
-    last cut as one contiguous table. Only the row groups of the open chunk are held."""
+    last cut as one contiguous table. Only the row groups of the open chunk are held, each
+    as runs of one episode's rows, so the cursor moves an episode at a time."""
 
     def __init__(self, groups: Iterator[pa.Table]) -> None:
         self._groups = groups
-        # row groups from the open chunk's first row on, with their episode ids and pages
-        self._held: list[tuple[pa.Table, list[str], list[str | None]]] = []
+        self._held: list[_Runs] = []  # row groups from the open chunk's first row on
         self._start = 0  # the open chunk's first row, in _held[0]
-        self._group = 0  # the cursor: a row group of _held, and a row in it
-        self._row = 0
+        self._group = 0  # the cursor: a row group of _held, and a run in it
+        self._run = 0
         self.taken = 0  # rows taken since the last cut
 
-    def _ids_at_cursor(self) -> tuple[list[str], list[str | None]] | None:
+    def _at_cursor(self) -> _Runs | None:
         while True:
             if self._group < len(self._held):
-                _, ids, shas = self._held[self._group]
-                if self._row < len(ids):
-                    return ids, shas
-                self._group, self._row = self._group + 1, 0
+                runs = self._held[self._group]
+                if self._run < len(runs.ids):
+                    return runs
+                self._group, self._run = self._group + 1, 0
                 continue
             table = next(self._groups, None)
             if table is None:
                 return None
-            shas = table.column("html_sha").to_pylist() if "html_sha" in table.column_names else []
-            ids = table.column("episode_id").to_pylist()
-            self._held.append((table, ids, shas or [None] * len(ids)))
+            self._held.append(_Runs.of(table))
 
     def take(self, episode_id: str) -> set[str]:
         """Move past the episode's events; the pages they show."""
         pages: set[str] = set()
-        while (at := self._ids_at_cursor()) is not None:
-            ids, shas = at
-            if ids[self._row] != episode_id:
-                break
-            if shas[self._row]:
-                pages.add(shas[self._row])
-            self._row += 1
-            self.taken += 1
+        while (runs := self._at_cursor()) is not None and runs.ids[self._run] == episode_id:
+            start, end = runs.starts[self._run], runs.starts[self._run + 1]
+            if runs.shas is not None:
+                pages.update(sha for sha in runs.shas[start:end] if sha)
+            self._run += 1
+            self.taken += end - start
         return pages
 
     def cut(self) -> pa.Table:
         """The rows taken since the last cut, in one contiguous table (a slice would pickle
         its whole row group)."""
         pieces = []
+        row = 0
         for number in range(min(self._group + 1, len(self._held))):
-            table = self._held[number][0]
+            runs = self._held[number]
             start = self._start if number == 0 else 0
-            stop = self._row if number == self._group else table.num_rows
-            if stop > start:
-                pieces.append(table.slice(start, stop - start))
-        schema = self._held[0][0].schema if self._held else pa.schema([])
+            row = runs.starts[self._run] if number == self._group else runs.table.num_rows
+            if row > start:
+                pieces.append(runs.table.slice(start, row - start))
+        schema = self._held[0].table.schema if self._held else pa.schema([])
         taken = pa.concat_tables(pieces).combine_chunks() if pieces else schema.empty_table()
         self._held = self._held[self._group :]  # earlier groups are done with
-        self._group, self._start, self.taken = 0, self._row, 0
+        self._group, self._start, self.taken = 0, row if self._held else 0, 0
         return taken
 
     def finish(self) -> None:
         """Raise if any event is left: it is out of the episodes' order, or has no episode."""
-        at = self._ids_at_cursor()
-        if at is not None:
+        runs = self._at_cursor()
+        if runs is not None:
             raise EventsOutOfOrder(
-                f"events of {at[0][self._row]} are not where the episodes' order puts them "
+                f"events of {runs.ids[self._run]} are not where the episodes' order puts them "
                 "(each episode's events together, episodes in order), or have no episode"
             )
