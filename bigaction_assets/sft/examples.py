@@ -183,7 +183,7 @@ def episode_examples(
     Raises:
         EpisodeSkipped: the episode is marked `train_on: false`, opens with an action and has
             no task, has no agent action, holds text a format's markup cannot carry, no
-            window fits the context, or a rendering breaks a consumer's rules.
+            window fits the context, or a window breaks a consumer's rules.
     """
     details = orjson.loads(episode.get("details") or "{}")
     if details.get("train_on") is False:  # e.g. benchmark data whose actions people rejected

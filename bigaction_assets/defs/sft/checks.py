@@ -59,7 +59,7 @@ VALID_FOR_CONSUMERS = dg.AssetCheckSpec(
     partitions_def=datasets_partitions,
     description=(
         "Renderings are what their consumers accept (roles, tool-call ids, JSON), verified from "
-        "the stored text (the stage checks every example before writing it)."
+        "the stored text (the stage checks every window's turns before rendering it)."
     ),
 )
 
