@@ -6,10 +6,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from bigaction_assets.episodes.reader import iter_episodes
-from bigaction_assets.lake import Lake
+from bigaction_assets.lake import Lake, partition_exists
+from bigaction_assets.lake_reader import iter_row_groups
 from bigaction_assets.llm.client import Messages
 from bigaction_assets.thoughts.context import (
+    ACTION_KINDS,
     ContextSettings,
     EpisodeContext,
     needs_thought,
@@ -60,8 +65,16 @@ def iter_thought_requests(
 
 
 def count_actions_without_thought(lake: Lake, key: str) -> int:
-    """How many actions of a partition would need a thought (no prompts built)."""
-    return sum(
-        sum(1 for event in events if needs_thought(event))
-        for _, events, _ in iter_episodes(lake, key, with_pages=False)
-    )
+    """How many actions of a partition would need a thought (`needs_thought`), read from three
+    columns of its events a row group at a time: no episode is made into rows, no prompt built
+    (a partition of 1.5 million events took 12 s as rows)."""
+    if not partition_exists(lake, "standardized", "events", key):
+        return 0
+    count = 0
+    columns = ["kind", "actor", "description"]
+    for events in iter_row_groups(lake, "standardized", "events", key, columns):
+        agents = pc.equal(events["actor"], "agent")
+        actions = pc.and_(pc.is_in(events["kind"], pa.array(ACTION_KINDS)), agents)
+        thoughts = events["description"].filter(actions).to_pylist()
+        count += sum(1 for thought in thoughts if not (thought or "").strip())
+    return count
