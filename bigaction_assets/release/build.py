@@ -114,9 +114,12 @@ def _sft(lake: Lake, data: Path, datasets: list[str], cap: int, tally: Tally) ->
         for table in iter_row_groups(lake, "sft", "sft_examples", dataset, columns):
             tokens.update(table["tokens"].to_pylist())
             for split in sorted(set(table["split"].to_pylist())):
-                part = table.filter(pc.equal(table["split"], split))
+                in_split = pc.equal(table["split"], split)
                 for fmt in SFT_FORMATS:
-                    made = part.filter(pc.is_valid(part[fmt]))  # null: the format was not made
+                    # this format's renderings alone are filtered (each copied once), and only
+                    # where it was made (null: not made)
+                    wanted = pc.and_(in_split, pc.is_valid(table[fmt]))
+                    made = table.select([*SFT_COLUMNS, fmt]).filter(wanted)
                     if made.num_rows == 0:
                         continue
                     config = f"sft_{fmt}"
