@@ -8,6 +8,7 @@ from pathlib import Path
 
 from bigaction_assets.lake import Lake
 from bigaction_assets.lake_reader import table_files
+from bigaction_assets.rerun.fingerprint import file_sha256
 from bigaction_assets.shard_keys import dataset_of
 from bigaction_assets.sources import split_partition_key
 
@@ -94,7 +95,7 @@ def landing_provenance(landing: Path, dataset: str) -> DatasetProvenance:
     files = [
         LandingFile(
             path=p.relative_to(landing).as_posix() if p.is_relative_to(landing) else p.name,
-            sha256=sha256_file(p),
+            sha256=file_sha256(p),  # ingest hashed it already: remembered by stat key
             bytes=p.stat().st_size,
         )
         for p in paths
