@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import pyarrow.compute as pc
+
 from bigaction_assets.episodes.pages import PageReader
 from bigaction_assets.episodes.reader import EpisodeChunk, iter_chunks
 from bigaction_assets.lake import Lake, partition_exists, partition_url
-from bigaction_assets.lake_reader import open_parquet
+from bigaction_assets.lake_reader import iter_row_groups, open_parquet
 from bigaction_assets.lake_sql import query_connection
 
 GROUP = "standardized"
@@ -51,6 +53,22 @@ def iter_benchmark_episodes(lake: Lake, key: str) -> Iterator[Item]:
     reader = PageReader(open_parquet(lake, GROUP, "dom_snapshots", key))
     for chunk in iter_chunks(lake, key, with_pages=False):
         yield from _chunk_items(lake, key, chunk, reader)
+
+
+def names_operations(lake: Lake, key: str) -> bool:
+    """Whether an action of the partition may name its operation (`extra.op`, what makes a
+    step a benchmark step, `steps.benchmark_steps`): an `api_action` whose `extra` JSON text
+    holds the key `"op"`. Two columns of the events are read, a row group at a time; a match
+    can be a false alarm (`"op"` deeper in the JSON), never a miss."""
+    if not partition_exists(lake, GROUP, "events", key):
+        return False
+    for events in iter_row_groups(lake, GROUP, "events", key, ["kind", "extra"]):
+        named = pc.and_(
+            pc.equal(events["kind"], "api_action"), pc.match_substring(events["extra"], '"op"')
+        )
+        if pc.any(named).as_py():
+            return True
+    return False
 
 
 def _chunk_items(lake: Lake, key: str, chunk: EpisodeChunk, reader: PageReader) -> Iterator[Item]:
