@@ -24,10 +24,12 @@ from bigaction_assets.release.columns import CONSUMER_COLUMNS, schema_with, sft_
 from bigaction_assets.release.features import with_features
 from bigaction_assets.release.histogram import histogram, svg
 from bigaction_assets.release.images import write_images
+from bigaction_assets.release.parts import Parts, PartTally
 from bigaction_assets.release.provenance import landing_provenance, sha256_file
 from bigaction_assets.release.reward import reward_configs
 from bigaction_assets.release.shards import DEFAULT_SHARD_BYTES, ParquetShardWriter
 from bigaction_assets.release.tally import Tally
+from bigaction_assets.rerun.graph import source_hash
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.schemas.sft import SFT_FORMATS, SftExampleSchema
 from bigaction_assets.schemas.standardized import EpisodeSchema, EventSchema
@@ -38,6 +40,7 @@ CARD = "README.md"
 HISTOGRAM = "token_lengths.svg"
 SPLITS = ("train", "validation", "test")
 SFT_COLUMNS = ("example_id", "split", "source")
+DATA = "data"  # the release's folder of shards: data/<config>/<partition>/
 
 
 @dataclass
@@ -74,7 +77,7 @@ def _counts(column: pa.ChunkedArray) -> dict[str, int]:
 
 
 def _standardized(
-    lake: Lake, data: Path, datasets: list[str], cap: int, tally: Tally
+    lake: Lake, data: Path, datasets: list[str], cap: int, tally: Tally, parts: Parts
 ) -> dict[str, str]:
     """`episodes` and `events`, one `train` split each, a shard set per partition; events count
     towards their episodes' source. Returns each dataset's source."""
@@ -84,21 +87,39 @@ def _standardized(
         for dataset in datasets:
             if not partition_exists(lake, "standardized", asset, dataset):
                 continue
+            name = f"{asset}/{dataset}"
+            # the episodes name the source the events count towards: an input of both
+            inputs = [("standardized", "episodes", dataset), ("standardized", asset, dataset)]
+            key = parts.key(name, inputs)
+            kept = parts.keep(name, key, tally)
+            if kept is not None:
+                if "source" in kept:
+                    source_of.setdefault(dataset, kept["source"])
+                continue
+            counts = PartTally(tally)
             writer = ParquetShardWriter(data / asset / dataset, "train", schema, cap)
             for table in iter_row_groups(lake, "standardized", asset, dataset):
                 writer.write(table)
                 if asset == "episodes":
                     for source, n in _counts(table["source"]).items():
                         source_of.setdefault(dataset, source)
-                        tally.add(asset, "train", source, n)
+                        counts.add(asset, "train", source, n)
                 else:
-                    tally.add(asset, "train", source_of.get(dataset, dataset), table.num_rows)
+                    counts.add(asset, "train", source_of.get(dataset, dataset), table.num_rows)
             writer.close()
-            tally.add_rows(asset, "train", writer.rows)
+            counts.add_rows(asset, "train", writer.rows)
+            extra = (
+                {"source": source_of[dataset]}
+                if asset == "episodes" and dataset in source_of
+                else {}
+            )
+            parts.record(name, key, [f"{DATA}/{asset}/{dataset}"], counts, extra)
     return source_of
 
 
-def _sft(lake: Lake, data: Path, datasets: list[str], cap: int, tally: Tally) -> Counter[int]:
+def _sft(
+    lake: Lake, data: Path, datasets: list[str], cap: int, tally: Tally, parts: Parts
+) -> Counter[int]:
     """One config per SFT format, split by the examples' own split, a shard set per partition;
     returns token lengths."""
     full = arrow_schema(SftExampleSchema)
@@ -108,31 +129,18 @@ def _sft(lake: Lake, data: Path, datasets: list[str], cap: int, tally: Tally) ->
     for dataset in datasets:
         if not partition_exists(lake, "sft", "sft_examples", dataset):
             continue
-        writers: dict[tuple[str, str], ParquetShardWriter] = {}
-        images = PartitionImages(lake, dataset)  # what the examples show, as image features
-        columns = [*SFT_COLUMNS, "tokens", *SFT_FORMATS]
-        for table in iter_row_groups(lake, "sft", "sft_examples", dataset, columns):
-            tokens.update(table["tokens"].to_pylist())
-            for split in sorted(set(table["split"].to_pylist())):
-                in_split = pc.equal(table["split"], split)
-                for fmt in SFT_FORMATS:
-                    # this format's renderings alone are filtered (each copied once), and only
-                    # where it was made (null: not made)
-                    wanted = pc.and_(in_split, pc.is_valid(table[fmt]))
-                    made = table.select([*SFT_COLUMNS, fmt]).filter(wanted)
-                    if made.num_rows == 0:
-                        continue
-                    config = f"sft_{fmt}"
-                    key = (config, split)
-                    if key not in writers:
-                        folder = data / config / dataset
-                        writers[key] = ParquetShardWriter(folder, split, schemas[fmt], cap)
-                    writers[key].write(sft_table(made, fmt, schemas[fmt], images.read_path))
-                    for source, n in _counts(made["source"]).items():
-                        tally.add(config, split, source, n)
-        for (config, split), writer in writers.items():
-            writer.close()
-            tally.add_rows(config, split, writer.rows)
+        name = f"sft/{dataset}"
+        inputs = [("sft", "sft_examples", dataset), ("standardized", "images", dataset)]
+        key = parts.key(name, inputs)
+        kept = parts.keep(name, key, tally)
+        if kept is None:
+            counts = PartTally(tally)
+            lengths = _sft_partition(lake, data, dataset, schemas, cap, counts)
+            folders = [f"{DATA}/sft_{fmt}/{dataset}" for fmt in SFT_FORMATS]
+            parts.record(name, key, folders, counts, {"tokens": sorted(lengths.items())})
+        else:
+            lengths = Counter(dict(kept["tokens"]))
+        tokens.update(lengths)
     for fmt in SFT_FORMATS:  # the card names every split of a config, empty or not, in order
         config = f"sft_{fmt}"
         made = tally.rows.get(config, {})
@@ -141,16 +149,60 @@ def _sft(lake: Lake, data: Path, datasets: list[str], cap: int, tally: Tally) ->
     return tokens
 
 
+def _sft_partition(
+    lake: Lake,
+    data: Path,
+    dataset: str,
+    schemas: dict[str, pa.Schema],
+    cap: int,
+    counts: PartTally,
+) -> Counter[int]:
+    """One dataset's examples as each format's config, a shard set per split; returns their
+    token lengths."""
+    lengths: Counter[int] = Counter()
+    writers: dict[tuple[str, str], ParquetShardWriter] = {}
+    images = PartitionImages(lake, dataset)  # what the examples show, as image features
+    columns = [*SFT_COLUMNS, "tokens", *SFT_FORMATS]
+    for table in iter_row_groups(lake, "sft", "sft_examples", dataset, columns):
+        lengths.update(table["tokens"].to_pylist())
+        for split in sorted(set(table["split"].to_pylist())):
+            in_split = pc.equal(table["split"], split)
+            for fmt in SFT_FORMATS:
+                # this format's renderings alone are filtered (each copied once), and only
+                # where it was made (null: not made)
+                wanted = pc.and_(in_split, pc.is_valid(table[fmt]))
+                made = table.select([*SFT_COLUMNS, fmt]).filter(wanted)
+                if made.num_rows == 0:
+                    continue
+                config = f"sft_{fmt}"
+                if (config, split) not in writers:
+                    folder = data / config / dataset
+                    writers[config, split] = ParquetShardWriter(folder, split, schemas[fmt], cap)
+                writers[config, split].write(sft_table(made, fmt, schemas[fmt], images.read_path))
+                for source, n in _counts(made["source"]).items():
+                    counts.add(config, split, source, n)
+    for (config, split), writer in writers.items():
+        writer.close()
+        counts.add_rows(config, split, writer.rows)
+    return lengths
+
+
 def _split_order(split: str) -> tuple[int, str]:
     return (SPLITS.index(split) if split in SPLITS else len(SPLITS), split)
 
 
-def file_digests(folder: Path) -> dict[str, dict[str, Any]]:
-    """sha256 and size of every file of a release, by path within it (the manifest excluded)."""
+def file_digests(
+    folder: Path, known: dict[str, dict[str, Any]] | None = None
+) -> dict[str, dict[str, Any]]:
+    """sha256 and size of every file of a release, by path within it (the manifest excluded);
+    `known`: digests of files already verified (parts kept from the release before)."""
+    known = known or {}
     digests = {}
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         relative = path.relative_to(folder).as_posix()
-        if relative != MANIFEST:
+        if relative in known:
+            digests[relative] = known[relative]
+        elif relative != MANIFEST:
             digests[relative] = {"sha256": sha256_file(path), "bytes": path.stat().st_size}
     return digests
 
@@ -170,6 +222,9 @@ def reuse_unchanged(new: Path, old: Path) -> int:
         return kept
     for path in sorted(p for p in new.rglob("*") if p.is_file()):
         previous = old / path.relative_to(new)
+        if previous.is_file() and os.path.samefile(path, previous):  # a part kept, linked
+            kept += 1
+            continue
         if previous.is_file() and same_files(path, previous):
             link = path.with_name(f".{path.name}.{uuid.uuid4().hex}.link")
             os.link(previous, link)
@@ -199,12 +254,13 @@ def build_release(
     tmp = out.with_name(f".{out.name}.tmp-{uuid.uuid4().hex}")
     try:
         tally = Tally()
-        sources = _standardized(lake, tmp / "data", datasets, settings.max_shard_bytes, tally)
-        images = write_images(
-            lake, tmp / "data", datasets, settings.max_shard_bytes, tally, sources
-        )
-        tokens = _sft(lake, tmp / "data", datasets, settings.max_shard_bytes, tally)
-        reward_configs(lake, tmp / "data", datasets, settings.max_shard_bytes, tally)
+        shaping = {"max_shard_bytes": settings.max_shard_bytes, "pipeline": settings.pipeline}
+        parts = Parts(lake, tmp, out, MANIFEST, shaping, source_hash())
+        data, cap = tmp / DATA, settings.max_shard_bytes
+        sources = _standardized(lake, data, datasets, cap, tally, parts)
+        images = write_images(lake, data, datasets, cap, tally, sources, parts)
+        tokens = _sft(lake, data, datasets, cap, tally, parts)
+        reward_configs(lake, data, datasets, cap, tally)
         if not any(sum(splits.values()) for splits in tally.rows.values()):
             raise EmptyRelease(f"no episodes or SFT examples in {lake} for {datasets}")
         examples = sum(tokens.values())
@@ -231,12 +287,13 @@ def build_release(
             repo_id=settings.repo_id,
         )
         (tmp / CARD).write_text(render_card(card), encoding="utf-8")
-        files = file_digests(tmp)
+        files = file_digests(tmp, parts.kept_files)
         digest = content_sha256(files)
         manifest = {"content_sha256": digest, "rows": card.rows, "files": files}
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
         reuse_unchanged(tmp, out)
         replace_folder(tmp, out)
+        parts.save(out, digest)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

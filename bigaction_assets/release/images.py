@@ -20,6 +20,7 @@ import pyarrow as pa
 from bigaction_assets.images.store import ASSET, GROUP
 from bigaction_assets.lake import Lake, partition_exists
 from bigaction_assets.lake_reader import iter_row_groups
+from bigaction_assets.release.parts import Parts, PartTally
 from bigaction_assets.release.shards import HF_METADATA_KEY, ParquetShardWriter, pieces
 from bigaction_assets.release.tally import Tally
 
@@ -65,28 +66,44 @@ def _as_release_rows(table: pa.Table) -> pa.Table:
 
 def write_images(
     lake: Lake, data: Path, datasets: list[str], max_bytes: int, tally: Tally,
-    sources: dict[str, str],
+    sources: dict[str, str], parts: Parts,
 ) -> dict[str, Any]:  # fmt: skip
     """Writes `data/images/<partition>/train-*.parquet` for each dataset with images, a row
-    group at a time, counting rows per source (`sources` maps dataset to source) in `tally`.
-    Returns the card's summary: images, bytes, and images by format."""
+    group at a time (or keeps them from the release before, `parts`), counting rows per source
+    (`sources` maps dataset to source) in `tally`. Returns the card's summary: images, bytes,
+    and images by format."""
     by_source: Counter[str] = Counter()
     formats: Counter[str] = Counter()
     total_bytes = 0
     for dataset in datasets:
         if not partition_exists(lake, GROUP, ASSET, dataset):
             continue
-        folder = data / CONFIG / dataset
-        writer = ParquetShardWriter(folder, SPLIT, images_schema(), max_bytes, COMPRESSION)
-        for group in iter_row_groups(lake, GROUP, ASSET, dataset):
-            for table in pieces(group, min(max_bytes, SLICE_BYTES)):
-                writer.write(_as_release_rows(table))
-                formats.update(table["format"].to_pylist())
-                total_bytes += sum(table["byte_size"].to_pylist())
-        writer.close()
-        if writer.rows:
-            by_source[sources.get(dataset, dataset)] += writer.rows
+        name = f"{CONFIG}/{dataset}"
+        key = parts.key(name, [(GROUP, ASSET, dataset)])
+        made = parts.keep(name, key, tally)  # counted below, by the source of today's episodes
+        if made is None:
+            made = _write_partition(lake, data / CONFIG / dataset, dataset, max_bytes)
+            parts.record(name, key, [f"{data.name}/{CONFIG}/{dataset}"], PartTally(tally), made)
+        if made["rows"]:
+            by_source[sources.get(dataset, dataset)] += made["rows"]
+        formats.update(dict(made["formats"]))
+        total_bytes += made["bytes"]
     for source, rows in sorted(by_source.items()):
         tally.add(CONFIG, SPLIT, source, rows)
         tally.add_rows(CONFIG, SPLIT, rows)
     return {"images": sum(formats.values()), "bytes": total_bytes, "by_format": dict(formats)}
+
+
+def _write_partition(lake: Lake, folder: Path, dataset: str, max_bytes: int) -> dict[str, Any]:
+    """One dataset's images as the config's shards in `folder`: their rows, formats (in the
+    order first seen) and bytes."""
+    writer = ParquetShardWriter(folder, SPLIT, images_schema(), max_bytes, COMPRESSION)
+    formats: Counter[str] = Counter()
+    total_bytes = 0
+    for group in iter_row_groups(lake, GROUP, ASSET, dataset):
+        for table in pieces(group, min(max_bytes, SLICE_BYTES)):
+            writer.write(_as_release_rows(table))
+            formats.update(table["format"].to_pylist())
+            total_bytes += sum(table["byte_size"].to_pylist())
+    writer.close()
+    return {"rows": writer.rows, "formats": list(formats.items()), "bytes": total_bytes}
