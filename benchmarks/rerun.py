@@ -2,6 +2,11 @@
 
     .venv/bin/python benchmarks/rerun.py              # first run, then 3 no-change reruns
     .venv/bin/python benchmarks/rerun.py --reruns 1
+    .venv/bin/python benchmarks/rerun.py --reruns 1 --edit --also-land big/   # one task edited
+
+With `--edit`, one more rerun follows the no-change ones, after one task of the bundled
+`synatra` dataset (5 episodes) is edited: what a small change costs beside the rest of the
+landing (with `--also-land`, a big dataset), and which of Dagster's steps took the time.
 
 Each run is a whole process (`python -m bigaction_assets.demo`, as `make demo` starts it),
 timed from outside with `time.perf_counter`, its CPU seconds from the children's rusage. After
@@ -12,6 +17,7 @@ a file counts as rewritten when its mtime, inode or sha256 changed, or it appear
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -40,6 +46,32 @@ def run_demo(root: Path, env: dict[str, str]) -> tuple[float, float]:
     return wall, cpu
 
 
+def edit_one_task(landing: Path) -> None:
+    """Append to the task of the first trajectory of `adp/synatra.json`."""
+    path = landing / "adp" / "synatra.json"
+    trajectories = json.loads(path.read_text())
+    first = trajectories[0]["content"][0]
+    first["content"] = f"{first['content']} (edited)"
+    path.write_text(json.dumps(trajectories))
+
+
+def slowest_steps(dagster_home: Path, since: float, count: int = 4) -> str:
+    """The longest Dagster steps that started after `since`, as `step (partition) seconds`."""
+    import dagster as dg
+
+    with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
+        steps = [
+            (stats.end_time - stats.start_time, stats.step_key, run.tags.get("dagster/partition"))
+            for run in instance.get_runs(limit=200)
+            for stats in instance.get_run_step_stats(run.run_id)
+            if stats.start_time and stats.end_time and stats.start_time >= since
+        ]
+    return ", ".join(
+        f"{step}{f' ({part})' if part else ''} {seconds:.1f}"
+        for seconds, step, part in sorted(steps, reverse=True)[:count]
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reruns", type=int, default=3)
@@ -47,6 +79,10 @@ def main() -> None:
         "--also-land", type=Path, default=None,
         help="a landing folder (`<adapter>/<dataset>...`) copied in beside the bundled one, to "
         "rerun at a real size (e.g. benchmarks/out/cluster/landing, 1.1 GB of Mind2Web shards)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--edit", action="store_true",
+        help="then edit one task of synatra and rerun (a small change beside the rest)",
     )  # fmt: skip
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bigaction-rerun-") as tmp:
@@ -72,12 +108,23 @@ def main() -> None:
             after = file_states(root / "data")
             rewritten = {f for f in before.keys() | after.keys() if before.get(f) != after.get(f)}
             rows.append((f"no-change rerun {n + 1}", wall, cpu, len(rewritten), len(after)))
+        steps = ""
+        if args.edit:
+            edit_one_task(root / "landing")
+            before, started = file_states(root / "data"), time.time()
+            wall, cpu = run_demo(root, env)
+            after = file_states(root / "data")
+            rewritten = {f for f in before.keys() | after.keys() if before.get(f) != after.get(f)}
+            rows.append(("one synatra task edited", wall, cpu, len(rewritten), len(after)))
+            steps = slowest_steps(root / "data" / "dagster", started)
         print(f"load average at start: {load:.2f}; {os.cpu_count()} cores")
         print("| run | wall s | CPU s | files rewritten | files |")
         print("| --- | ---: | ---: | ---: | ---: |")
         for name, wall, cpu, rewritten, total in rows:
             counts = "- | -" if rewritten is None else f"{rewritten} | {total}"
             print(f"| {name} | {wall:.1f} | {cpu:.1f} | {counts} |")
+        if steps:
+            print(f"slowest steps of the edited rerun, s: {steps}")
 
 
 if __name__ == "__main__":
