@@ -254,7 +254,12 @@ def build_release(
     tmp = out.with_name(f".{out.name}.tmp-{uuid.uuid4().hex}")
     try:
         tally = Tally()
-        shaping = {"max_shard_bytes": settings.max_shard_bytes, "pipeline": settings.pipeline}
+        # what shapes every part's bytes besides the code: the cap, versions, the Parquet writer
+        shaping = {
+            "max_shard_bytes": settings.max_shard_bytes,
+            "pipeline": settings.pipeline,
+            "pyarrow": pa.__version__,
+        }
         parts = Parts(lake, tmp, out, MANIFEST, shaping, source_hash())
         data, cap = tmp / DATA, settings.max_shard_bytes
         sources = _standardized(lake, data, datasets, cap, tally, parts)

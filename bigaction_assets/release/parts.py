@@ -3,12 +3,12 @@
 A part is what one builder makes of one dataset: the shards of `data/<config>/<dataset>/` for
 the configs it writes, and what it adds to the card's counts. Each part is recorded, in a build
 cache beside the release folder (`data/cache/release-parts.json`, not part of the release),
-with a key: the sha256 of the package's code, the release's settings and the lake files the part
-is read from. The next build keeps a part whose key is the same and whose files are there with
-the digests the release's manifest recorded: it links them into the new folder and adds the
-part's recorded counts, instead of reading its lake files and writing its shards again. So a
-dataset edited beside a 100,000-episode one rebuilds its own shards alone, and the release is
-the same bytes either way.
+with a key: the sha256 of the package's code, the release's settings, the Parquet writer's
+version and the lake files the part is read from. The next build keeps a part whose key is the
+same and whose files are there with the digests the release's manifest recorded: it links them
+into the new folder and adds the part's recorded counts, instead of reading its lake files and
+writing its shards again. So a dataset edited beside a 100,000-episode one rebuilds its own
+shards alone, and the release is the same bytes either way.
 """
 
 from __future__ import annotations
