@@ -183,6 +183,53 @@ def test_sql_query_runs_read_only_on_the_catalog(demo: DemoRun, sql_file: Path) 
     assert "Error" not in query.stderr
 
 
+def _answer(demo: DemoRun, sql_file: str) -> list[tuple]:
+    import duckdb
+
+    with duckdb.connect(str(demo.catalog), read_only=True) as con:
+        return con.execute((REPO / "sql" / sql_file).read_text(encoding="utf-8")).fetchall()
+
+
+def test_pages_per_source_counts_each_distinct_page_once(demo: DemoRun) -> None:
+    """Its size column is the bytes of each source's distinct pages, however often they were
+    shown: the demo's Mind2Web and WebArena episodes show some pages more than once."""
+    import pyarrow.parquet as pq
+
+    lake = demo.root / "data" / "lake" / "standardized"
+    tables = {
+        n: pq.read_table(lake / n).to_pylist() for n in ("episodes", "events", "dom_snapshots")
+    }
+    source = {e["episode_id"]: e["source"] for e in tables["episodes"]}
+    size = {p["html_sha"]: p["raw_bytes"] for p in tables["dom_snapshots"]}
+    views: dict[str, list[str]] = {}
+    for event in tables["events"]:
+        if event["kind"] == "web_observation":
+            views.setdefault(source[event["episode_id"]], []).append(event["html_sha"])
+    repeated = [s for s, shown in views.items() if len(set(shown) - {None}) < len(shown)]
+    assert repeated, "the demo must show a page twice for this to prove anything"
+    for name, page_views, distinct, mb in _answer(demo, "pages_per_source.sql"):
+        shown = views[name]
+        pages = {sha for sha in shown if sha is not None}
+        assert (page_views, distinct) == (
+            len(pages) and sum(s is not None for s in shown),
+            len(pages),
+        )
+        expected = round(sum(size[sha] for sha in pages) / 1e6, 2) if pages else None
+        assert mb == expected, name
+
+
+def test_longest_episodes_are_those_with_the_most_actions(demo: DemoRun) -> None:
+    import pyarrow.parquet as pq
+
+    events = pq.read_table(demo.root / "data" / "lake" / "standardized" / "events").to_pylist()
+    actions: dict[str, int] = {}
+    for event in events:
+        actions.setdefault(event["episode_id"], 0)
+        actions[event["episode_id"]] += event["kind"].endswith("_action")
+    expected = sorted(actions.items(), key=lambda item: (-item[1], item[0]))[:20]
+    assert [(row[0], row[2]) for row in _answer(demo, "longest_episodes.sql")] == expected
+
+
 def test_demo_builds_a_snapshot_and_a_leaderboard_from_the_bundled_predictions(demo: DemoRun):
     assert demo.result.returncode == 0
     assert "ok     leaderboard" in demo.result.stdout
