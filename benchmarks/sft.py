@@ -64,14 +64,38 @@ def sample_files(dataset: str | None) -> list[Path]:
     return [f for f in files if dataset is None or f.stem == dataset]
 
 
-def write_landing(path: Path, episodes: int, dataset: str | None = None) -> int:
+def distinct_texts(trajectory: dict[str, Any], number: int) -> dict[str, Any]:
+    """The trajectory with every text it shows a model (observations, messages, code, thoughts,
+    call arguments) ending in a mark of copy `number`: no text repeats across copies, as in a
+    real dataset, so no count is found remembered from another copy."""
+    mark = f" [copy {number}]"
+    items = []
+    for item in trajectory["content"]:
+        item = dict(item)
+        for field in ("content", "description"):
+            if isinstance(item.get(field), str) and item[field]:
+                item[field] += mark
+        if isinstance(item.get("kwargs"), dict):
+            item["kwargs"] = {
+                key: value + mark if isinstance(value, str) and value else value
+                for key, value in item["kwargs"].items()
+            }
+        items.append(item)
+    return {**trajectory, "content": items}
+
+
+def write_landing(
+    path: Path, episodes: int, dataset: str | None = None, distinct: bool = False
+) -> int:
     """A JSONL file of `episodes` trajectories cycling through the bundled samples (of one
-    dataset, or of all)."""
+    dataset, or of all); with `distinct`, no text repeats across copies (`distinct_texts`)."""
     samples = [t for f in sample_files(dataset) for t in json.loads(f.read_text())]
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as handle:
         for number in range(episodes):
             trajectory = renumbered(samples[number % len(samples)], 100_000 * number)
+            if distinct:
+                trajectory = distinct_texts(trajectory, number)
             trajectory["id"] = f"bench-{number}"
             # a distinct first message, so no copy is dropped as an exact duplicate
             first, *rest = trajectory["content"]
@@ -245,6 +269,11 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=1, help="runs of each setting (and of ADP's), in turn"
     )
+    parser.add_argument(
+        "--distinct-texts",
+        action="store_true",
+        help="no text repeats across copies (each ends in a mark of its copy), as in real data",
+    )
     parser.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -255,12 +284,12 @@ def main() -> None:
     adapter, dataset = key.split(".")
     print(" | ".join(COLUMNS))
     for episodes in args.episodes:
-        name = args.dataset or args.source
+        name = (args.dataset or args.source) + ("-distinct" if args.distinct_texts else "")
         work = args.out / f"{name}-{episodes}"
         landing = work / "landing"
         if args.source == "adp":
             landing_file = landing / adapter / f"{dataset}.jsonl"
-            size = write_landing(landing_file, episodes, args.dataset)
+            size = write_landing(landing_file, episodes, args.dataset, args.distinct_texts)
             yardstick = None if args.no_yardstick else tokenizer_yardstick(landing_file)
         else:
             size = write_web_landing(landing / adapter / f"{dataset}.json", episodes)
