@@ -105,3 +105,12 @@ def test_the_record_of_another_release_keeps_nothing(pipeline, built, copy, monk
     seen = reads(monkeypatch)
     assert release(pipeline, copy, instance, exclude_datasets=[TEST_SPLIT]).success
     assert {("sft", "sft_examples", d) for d in KEPT} <= set(seen)
+
+
+def test_a_dataset_added_is_read_alone(pipeline, built, copy, monkeypatch):  # noqa: F811
+    _, instance = built
+    only = release(pipeline, copy, instance, exclude_datasets=[TEST_SPLIT, "mind2web.train_demo"])
+    assert only.success
+    seen = reads(monkeypatch)
+    assert release(pipeline, copy, instance, exclude_datasets=[TEST_SPLIT]).success
+    assert {partition for _, _, partition in seen if partition != "all"} == {"mind2web.train_demo"}
