@@ -100,12 +100,17 @@ def orjson_child(source: Path) -> dict:
     }
 
 
-def floor_child(source: Path, out: Path) -> dict:
+def floor_child(source: Path, out: Path, pages_once: bool = False) -> dict:
     """The bare work the stage's design asks for, and nothing else: hash the file (its content
     fingerprint), parse each record once, hash each distinct page (its key in `dom_snapshots`),
     and write two zstd Parquet files without dictionaries, as the lake does: the records' text
     (`raw_records`) and the pages (`dom_snapshots`), in batches of ~64 MB of text. No events, no
     candidates, no contract checks, no Dagster.
+
+    `pages_once` is the floor of a design the lake does not have: each page kept only in
+    `dom_snapshots`, the record's text holding `{"$page": <its sha>}` where the page was. The
+    record is serialized again for it (orjson, the ~2% of its bytes that are not pages), about
+    what cutting the page spans out of the original bytes would cost.
     """
     import hashlib
 
@@ -129,6 +134,7 @@ def floor_child(source: Path, out: Path) -> dict:
     pages: dict[str, tuple[str | None, str | None]] = {}
     seen: set[str] = set()
     held = records = 0
+    kept = sum_bytes = 0  # bytes of record text written, less those of the file's records
     with (
         pq.ParquetWriter(out / "raw_records.parquet", text_schema, **options) as raw_writer,
         pq.ParquetWriter(out / "dom_snapshots.parquet", page_schema, **options) as page_writer,
@@ -151,6 +157,7 @@ def floor_child(source: Path, out: Path) -> dict:
                 records += 1
                 texts.append(body)
                 held += len(body)
+                sum_bytes += len(body)
                 for action in record["actions"]:
                     raw, cleaned = action.get("raw_html"), action.get("cleaned_html")
                     page = raw if raw is not None else cleaned
@@ -160,6 +167,11 @@ def floor_child(source: Path, out: Path) -> dict:
                     if sha not in seen:
                         seen.add(sha)
                         pages[sha] = (raw, cleaned)
+                    if pages_once:
+                        action["raw_html"] = action["cleaned_html"] = {"$page": sha}
+                if pages_once:
+                    texts[-1] = orjson.dumps(record)
+                    kept += len(texts[-1]) - len(body)
                 if held >= 64 << 20:
                     flush()
                     held = 0
@@ -169,6 +181,7 @@ def floor_child(source: Path, out: Path) -> dict:
     return {
         "seconds": elapsed, "cpu_seconds": cpu, "peak_rss_mb": peak_kb / 1024,
         "records": records, "pages": len(seen), "fingerprint": fingerprint.hexdigest(),
+        "text_mb": (sum_bytes + kept) / 1e6,
     }  # fmt: skip
 
 
@@ -188,7 +201,7 @@ def landing_file(out: Path, size_mb: int, html_kb: int) -> tuple[Path, Path]:
     return landing, source
 
 
-def run(size_mb: int, out: Path, html_kb: int, floor: bool) -> dict:
+def run(size_mb: int, out: Path, html_kb: int, floor: bool, pages_once: bool) -> dict:
     work = out / f"{size_mb}mb"
     landing, source = landing_file(out, size_mb, html_kb)
     data = work / "data"
@@ -208,6 +221,16 @@ def run(size_mb: int, out: Path, html_kb: int, floor: bool) -> dict:
         bare = in_child("--floor-child", str(source), str(floor_out))
         subprocess.run(["rm", "-rf", str(floor_out)], check=True)
         report.update(floor_mb_per_cpu_s=input_mb / bare["cpu_seconds"], floor_pages=bare["pages"])
+    if pages_once:
+        floor_out = work / "floor-pages-once"
+        subprocess.run(["rm", "-rf", str(floor_out)], check=True)
+        once = in_child("--floor-child", str(source), str(floor_out), "--pages-once")
+        subprocess.run(["rm", "-rf", str(floor_out)], check=True)
+        report.update(
+            once_mb_per_cpu_s=input_mb / once["cpu_seconds"],
+            once_text_mb=once["text_mb"],
+            once_peak_rss_mb=once["peak_rss_mb"],
+        )
     return report
 
 
@@ -226,11 +249,17 @@ def main() -> None:
         action="store_true",
         help="also time the bare work of the design (floor_child) on the same file",
     )
+    parser.add_argument(
+        "--floor-pages-once",
+        action="store_true",
+        help="also time the floor of a design that keeps each page once (dom_snapshots alone)",
+    )
     parser.add_argument("--orjson-child", type=Path, metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--floor-child", nargs=2, type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--pages-once", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor_child:
-        print(json.dumps(floor_child(*args.floor_child)))
+        print(json.dumps(floor_child(*args.floor_child, pages_once=args.pages_once)))
         return
     if args.child:
         print(json.dumps(child(*args.child)))
@@ -244,7 +273,7 @@ def main() -> None:
         f" {'orjson MB/s/core':>17} {'ratio':>6} {'peak RSS MB':>12} {'orjson RSS MB':>14}  rows"
     )
     for size in args.sizes_mb:
-        r = run(size, args.out, args.html_kb, args.floor)
+        r = run(size, args.out, args.html_kb, args.floor, args.floor_pages_once)
         rows = ", ".join(f"{k}={v}" for k, v in sorted(r["rows"].items()))
         ratio = r["mb_per_cpu_s"] / r["orjson_mb_per_cpu_s"]
         print(
@@ -260,6 +289,14 @@ def main() -> None:
                 f" per core, {floor_ratio:.2f} of orjson; the stage runs at"
                 f" {r['mb_per_cpu_s'] / r['floor_mb_per_cpu_s']:.2f} of its floor"
                 f" ({r['floor_pages']} pages)",
+                flush=True,
+            )
+        if args.floor_pages_once:
+            print(
+                f"{'':>9} floor with each page kept once: {r['once_mb_per_cpu_s']:.1f} MB/s per"
+                f" core, {r['once_mb_per_cpu_s'] / r['orjson_mb_per_cpu_s']:.2f} of orjson;"
+                f" record text {r['once_text_mb']:.0f} MB of {r['input_mb']:.0f},"
+                f" {r['once_peak_rss_mb']:.0f} MB peak RSS",
                 flush=True,
             )
 

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import orjson
 import pyarrow.parquet as pq
+import pytest
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 PAGE_COLUMNS = ["html_sha", "raw_html", "cleaned_html"]
@@ -54,3 +56,40 @@ def test_the_floor_writes_the_stages_raw_text_and_pages(tmp_path) -> None:
         for row in pq.read_table(tmp_path / "floor" / "dom_snapshots.parquet").to_pylist()
     )
     assert floor_pages == lake_rows(lake, "dom_snapshots", PAGE_COLUMNS)
+
+
+def test_the_pages_once_floor_holds_each_page_once_and_every_record_whole(tmp_path) -> None:
+    """The floor of the design that keeps pages once loses nothing: each record's text, with
+    its pages put back from `dom_snapshots` by sha, is the landing record, and no page is in
+    the record texts any more."""
+    bench = ingest_benchmark()
+    source = tmp_path / "train_bench.json"
+    from mind2web_synth import write_tasks
+
+    write_tasks(source, n_tasks=4, steps_per_task=3, html_kb=4, seed=11)
+    landed = [
+        orjson.loads(body)
+        for line in source.read_bytes().splitlines()
+        if (body := line.rstrip(b",")) not in (b"[", b"]", b"")
+    ]
+
+    floor = bench.floor_child(source, tmp_path / "once", pages_once=True)
+
+    pages = {
+        row["html_sha"]: row
+        for row in pq.read_table(tmp_path / "once" / "dom_snapshots.parquet").to_pylist()
+    }
+    assert floor["pages"] == len(pages) > 0
+    texts = pq.read_table(tmp_path / "once" / "raw_records.parquet")["text"].to_pylist()
+    assert floor["text_mb"] * 1e6 == pytest.approx(sum(len(t.encode()) for t in texts))
+    restored = []
+    for text in texts:
+        assert not any(page["raw_html"] in text for page in pages.values())
+        record = orjson.loads(text)
+        for action in record["actions"]:
+            ref = action["raw_html"]
+            assert action["cleaned_html"] == ref and set(ref) == {"$page"}
+            action["raw_html"] = pages[ref["$page"]]["raw_html"]
+            action["cleaned_html"] = pages[ref["$page"]]["cleaned_html"]
+        restored.append(record)
+    assert restored == landed
