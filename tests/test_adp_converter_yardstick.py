@@ -3,14 +3,11 @@ runs is compared with the converter's run of its own round."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
-
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+from benchmark_scripts import load_benchmark
 
 # A stand-in for ADP's agents/openhands/std_to_sft.py with its command line: it records what it
 # was given and converts each trajectory, except those marked to fail (ADP prints null).
@@ -28,15 +25,6 @@ for line in sys.stdin:
     converted = None if trajectory.get("fail") else {"id": trajectory["id"], "conversations": []}
     print(json.dumps(converted))
 """
-
-
-def yardstick() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("adp_converter", BENCHMARKS / "adp_converter.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
@@ -58,7 +46,7 @@ def landing(path: Path, ids: list[str], failing: frozenset[str] = frozenset()) -
 
 
 def test_the_converter_runs_with_the_flags_adp_gives_the_dataset(checkout, tmp_path) -> None:
-    adp = yardstick()
+    adp = load_benchmark("adp_converter")
     run = adp.run_converter(
         checkout,
         Path(sys.executable),
@@ -75,7 +63,7 @@ def test_the_converter_runs_with_the_flags_adp_gives_the_dataset(checkout, tmp_p
 
 def test_a_dataset_without_known_flags_is_refused(checkout, tmp_path) -> None:
     with pytest.raises(ValueError, match="no ADP converter flags"):
-        yardstick().run_converter(
+        load_benchmark("adp_converter").run_converter(
             checkout, Path(sys.executable), "weblinx", tmp_path / "in", tmp_path / "out"
         )
 
@@ -83,7 +71,9 @@ def test_a_dataset_without_known_flags_is_refused(checkout, tmp_path) -> None:
 def test_a_run_that_fails_to_convert_some_trajectories_is_not_a_yardstick(
     checkout, tmp_path
 ) -> None:
-    runs = yardstick().ReferenceRuns(checkout, Path(sys.executable), "synatra", tmp_path)
+    runs = load_benchmark("adp_converter").ReferenceRuns(
+        checkout, Path(sys.executable), "synatra", tmp_path
+    )
     file = landing(tmp_path / "in.jsonl", ["a", "b", "c"], failing=frozenset({"b"}))
     with pytest.raises(RuntimeError, match="ADP converted 2 of 3"):
         runs.run(file)
@@ -92,7 +82,7 @@ def test_a_run_that_fails_to_convert_some_trajectories_is_not_a_yardstick(
 def test_each_of_our_runs_is_divided_by_its_own_rounds_converter_rate(
     checkout, tmp_path, capsys
 ) -> None:
-    adp = yardstick()
+    adp = load_benchmark("adp_converter")
     runs = adp.ReferenceRuns(checkout, Path(sys.executable), "synatra", tmp_path)
     runs.runs = [adp.ConverterRun(10.0, 10.0, 1000, 1000), adp.ConverterRun(20.0, 20.0, 1000, 1000)]
     ours = [  # round 1: 1 worker, 2 workers; round 2 the same, on a machine twice as slow

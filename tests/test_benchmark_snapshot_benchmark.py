@@ -3,27 +3,12 @@ that shows one: on a small landing file, as many pages as the stage has steps.""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pyarrow.parquet as pq
-
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def load(name: str) -> ModuleType:
-    sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location(f"{name}_bench", BENCHMARKS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from benchmark_scripts import load_benchmark
 
 
 def test_the_yardstick_parses_a_page_for_each_step_the_stage_builds(tmp_path) -> None:
-    ingest, snapshot = load("ingest"), load("benchmark_snapshot")
+    ingest, snapshot = load_benchmark("ingest"), load_benchmark("benchmark_snapshot")
     landing = tmp_path / "landing"
     source = landing / "mind2web" / "train_bench.json"
     source.parent.mkdir(parents=True)

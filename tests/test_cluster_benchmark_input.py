@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
+
+from benchmark_scripts import load_benchmark
 
 from bigaction_assets.ingest import discover
 from bigaction_assets.sources import adapters
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cluster_benchmark", BENCHMARKS / "cluster.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_the_shard_files_are_the_partitions_the_benchmark_submits(tmp_path: Path) -> None:
-    cluster = benchmark()
+    cluster = load_benchmark("cluster")
     written = cluster.write_input(tmp_path, shards=3, total_mb=1)
     found = discover(tmp_path, adapters())
     assert sorted(found) == sorted([cluster.SMALL, *cluster.shard_keys(3)])
@@ -32,7 +22,7 @@ def test_the_shard_files_are_the_partitions_the_benchmark_submits(tmp_path: Path
 def test_a_new_size_rewrites_the_shards_and_fewer_shards_leave_none_behind(
     tmp_path: Path,
 ) -> None:
-    cluster = benchmark()
+    cluster = load_benchmark("cluster")
     small = cluster.write_input(tmp_path, shards=2, total_mb=1)
     larger = cluster.write_input(tmp_path, shards=2, total_mb=30)
     assert larger > small
@@ -41,6 +31,6 @@ def test_a_new_size_rewrites_the_shards_and_fewer_shards_leave_none_behind(
 
 
 def test_the_command_line_writes_the_input_and_stops(tmp_path: Path) -> None:
-    cluster = benchmark()
+    cluster = load_benchmark("cluster")
     assert cluster.main(["--shards", "2", "--mb", "1", "--out", str(tmp_path), "--input-only"]) == 0
     assert len(list((tmp_path / "landing" / "mind2web" / cluster.DATASET).glob("*.json"))) == 2

@@ -3,26 +3,14 @@ writes the text `raw_records` holds and the pages `dom_snapshots` holds, byte fo
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import orjson
 import pyarrow.parquet as pq
 import pytest
+from benchmark_scripts import load_benchmark
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 PAGE_COLUMNS = ["html_sha", "raw_html", "cleaned_html"]
-
-
-def ingest_benchmark() -> ModuleType:
-    sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location("ingest_bench", BENCHMARKS / "ingest.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def lake_rows(lake: Path, table: str, columns: list[str]) -> list[tuple]:
@@ -32,7 +20,7 @@ def lake_rows(lake: Path, table: str, columns: list[str]) -> list[tuple]:
 
 
 def test_the_floor_writes_the_stages_raw_text_and_pages(tmp_path) -> None:
-    bench = ingest_benchmark()
+    bench = load_benchmark("ingest")
     landing = tmp_path / "landing"
     source = landing / "mind2web" / "train_bench.json"
     source.parent.mkdir(parents=True)
@@ -62,7 +50,7 @@ def test_the_pages_once_floor_holds_each_page_once_and_every_record_whole(tmp_pa
     """The floor of the design that keeps pages once loses nothing: each record's text, with
     its pages put back from `dom_snapshots` by sha, is the landing record, and no page is in
     the record texts any more."""
-    bench = ingest_benchmark()
+    bench = load_benchmark("ingest")
     source = tmp_path / "train_bench.json"
     from mind2web_synth import write_tasks
 

@@ -3,26 +3,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
+from benchmark_scripts import load_benchmark
 from conftest import run_ingest
 
 from bigaction_assets.sources.adp import ADAPTER
-
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def benchmark() -> ModuleType:
-    sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location("sft_benchmark", BENCHMARKS / "sft.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def ingested(path: Path, landing: Path) -> list[dict]:
@@ -38,7 +25,7 @@ def shown(event: dict) -> list[str]:
 
 
 def test_distinct_copies_repeat_no_text_and_keep_their_shape(tmp_path):
-    sft = benchmark()
+    sft = load_benchmark("sft")
     landing = tmp_path / "landing"
     plain, distinct = landing / "adp" / "plain.jsonl", landing / "adp" / "distinct.jsonl"
     sft.write_landing(plain, 10, "swe-smith")

@@ -3,11 +3,7 @@ its floor rows are the stage's own bytes, so the floor leaves out windows and ch
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
+from benchmark_scripts import load_benchmark
 from bundled import bundled_episodes
 from test_sft_parallel import SCHEMA, chunks_of
 
@@ -15,20 +11,9 @@ from bigaction_assets.sft.examples import ExampleSettings
 from bigaction_assets.sft.parallel import render_chunk
 from bigaction_assets.sft.turns import Conversation, Turn
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def floor_benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("sft_floor", BENCHMARKS / "sft_floor.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_the_floor_renders_the_stages_bytes_for_episodes_of_one_window():
-    floor = floor_benchmark()
+    floor = load_benchmark("sft_floor")
     settings = ExampleSettings(max_tokens=1_000_000)  # every episode in one window
     [chunk] = chunks_of(bundled_episodes(), len(bundled_episodes()))
     stage = render_chunk(chunk, settings, SCHEMA).table
@@ -46,7 +31,7 @@ def test_the_floor_renders_the_stages_bytes_for_episodes_of_one_window():
 
 
 def test_the_floor_ends_a_conversation_on_its_last_action():
-    floor = floor_benchmark()
+    floor = load_benchmark("sft_floor")
     turns = [Turn("user", "task"), Turn("assistant", "act"), Turn("user", "what came after")]
     whole = Conversation("e", "system", [], turns)
     assert [turn.content for turn in floor.up_to_the_last_action(whole).turns] == ["task", "act"]
