@@ -65,9 +65,9 @@ def child(landing: Path, data: Path) -> dict:
     )
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     counts = {
-        event.asset_key.to_user_string(): event.step_materialization_data.materialization.metadata[
-            "dagster/row_count"
-        ].value
+        event.step_materialization_data.materialization.asset_key.to_user_string(): (
+            event.step_materialization_data.materialization.metadata["dagster/row_count"].value
+        )
         for event in result.get_asset_materialization_events()
     }
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -148,8 +148,8 @@ def floor_child(source: Path, out: Path, pages_once: bool = False) -> dict:
             texts.clear()
             pages.clear()
 
-        with open(source, "rb", buffering=16 * 1024 * 1024) as handle:
-            for line in handle:
+        with open(source, "rb", buffering=16 * 1024 * 1024) as lines:
+            for line in lines:
                 body = line.rstrip(b",\r\n")
                 if body in (b"[", b"]", b""):
                     continue
@@ -259,7 +259,8 @@ def main() -> None:
     parser.add_argument("--pages-once", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor_child:
-        print(json.dumps(floor_child(*args.floor_child, pages_once=args.pages_once)))
+        source, out = args.floor_child
+        print(json.dumps(floor_child(source, out, pages_once=args.pages_once)))
         return
     if args.child:
         print(json.dumps(child(*args.child)))
