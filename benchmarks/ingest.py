@@ -133,8 +133,7 @@ def floor_child(source: Path, out: Path, pages_once: bool = False) -> dict:
     texts: list[bytes] = []
     pages: dict[str, tuple[str | None, str | None]] = {}
     seen: set[str] = set()
-    held = records = 0
-    kept = sum_bytes = 0  # bytes of record text written, less those of the file's records
+    held = records = written = 0  # written: bytes of record text the file gets
     with (
         pq.ParquetWriter(out / "raw_records.parquet", text_schema, **options) as raw_writer,
         pq.ParquetWriter(out / "dom_snapshots.parquet", page_schema, **options) as page_writer,
@@ -157,7 +156,6 @@ def floor_child(source: Path, out: Path, pages_once: bool = False) -> dict:
                 records += 1
                 texts.append(body)
                 held += len(body)
-                sum_bytes += len(body)
                 for action in record["actions"]:
                     raw, cleaned = action.get("raw_html"), action.get("cleaned_html")
                     page = raw if raw is not None else cleaned
@@ -171,7 +169,7 @@ def floor_child(source: Path, out: Path, pages_once: bool = False) -> dict:
                         action["raw_html"] = action["cleaned_html"] = {"$page": sha}
                 if pages_once:
                     texts[-1] = orjson.dumps(record)
-                    kept += len(texts[-1]) - len(body)
+                written += len(texts[-1])
                 if held >= 64 << 20:
                     flush()
                     held = 0
@@ -181,7 +179,7 @@ def floor_child(source: Path, out: Path, pages_once: bool = False) -> dict:
     return {
         "seconds": elapsed, "cpu_seconds": cpu, "peak_rss_mb": peak_kb / 1024,
         "records": records, "pages": len(seen), "fingerprint": fingerprint.hexdigest(),
-        "text_mb": (sum_bytes + kept) / 1e6,
+        "text_mb": written / 1e6,
     }  # fmt: skip
 
 
