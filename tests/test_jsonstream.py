@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from unittest import mock
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from bigaction_assets.sources import jsonstream
 from bigaction_assets.sources.jsonstream import iter_json_records, iter_jsonl_records
+from bigaction_assets.sources.jsonwindow import ByteWindow
 from bigaction_assets.sources.raw_text import RawText
 
 CHUNK_SIZES = [1, 3, 7, 64, jsonstream.CHUNK_BYTES]
@@ -288,3 +290,25 @@ def test_a_non_ascii_id_in_a_record_only_the_exact_scanner_accepts(tmp_path):
     records = list(iter_json_records(path, lambda value: value.get("id")))
     assert [r.record_id for r in records] == ["é-1", "ok"]
     assert [r.error for r in records] == [None, None]
+
+
+def test_the_window_reads_the_whole_file_into_one_buffer_that_it_keeps():
+    content = bytes(range(256)) * 40  # 10,240 bytes, no two neighbours alike
+    window = ByteWindow(io.BytesIO(content), chunk_bytes=1_000)
+    buffer = window.data
+    read_to = 0
+    while window.more(keep_from=max(0, len(window.data) - 300)):
+        read_to = window.dropped + len(window.data)
+        assert bytes(window.data) == content[window.dropped : read_to]
+        assert window.take(10, 20) == content[window.dropped + 10 : window.dropped + 20]
+        assert len(window.data) <= 1_300
+    assert window.data is buffer  # one buffer throughout: no chunk joined into a new one
+    assert read_to == len(content)
+    assert window.eof and window.dropped + len(window.data) == len(content)
+
+
+def test_a_call_at_the_end_of_the_file_still_drops_what_it_was_asked_to():
+    window = ByteWindow(io.BytesIO(b"[1, 2, 3]"), chunk_bytes=64)
+    assert window.more(0)
+    assert not window.more(4)  # nothing more to read: the window moves on all the same
+    assert (bytes(window.data), window.dropped, window.eof) == (b"2, 3]", 4, True)

@@ -24,13 +24,15 @@ _TRAILING = "unexpected content after document"
 _CUT_SHORT = "unexpected end of data"
 
 Cut = tuple[int, Any]
+# What the reader's window is: a bytearray, read into in place (`jsonwindow`); bytes also do.
+Buffer = bytes | bytearray
 
 
-def cut_value(buf: bytes, start: int, eof: bool, hint: int = 0) -> Cut | str | None:
+def cut_value(buf: Buffer, start: int, eof: bool, hint: int = 0) -> Cut | str | None:
     """The end and parsed value of the array element starting at `buf[start]`.
 
     Args:
-        buf: bytes of the file, the element's start among them.
+        buf: bytes of the file (the reader's window), the element's start among them.
         eof: whether `buf` runs to the end of the file.
         hint: length of the previous element, to guess this one's.
 
@@ -71,7 +73,7 @@ def cut_value(buf: bytes, start: int, eof: bool, hint: int = 0) -> Cut | str | N
         return end, value
 
 
-def _line_end(buf: bytes, start: int, newline: int) -> int:
+def _line_end(buf: Buffer, start: int, newline: int) -> int:
     """Where the element ends if it fills the rest of its line, less a separator."""
     end = _strip_end(buf, start, newline)
     if end > start and buf[end - 1] in b",]":
@@ -79,14 +81,14 @@ def _line_end(buf: bytes, start: int, newline: int) -> int:
     return end
 
 
-def _strip_end(buf: bytes, start: int, end: int) -> int:
+def _strip_end(buf: Buffer, start: int, end: int) -> int:
     """`end`, moved back over JSON whitespace (without copying a megabyte line to strip it)."""
     while end > start and buf[end - 1] in _JSON_SPACE:
         end -= 1
     return end
 
 
-def _parse(buf: bytes, start: int, end: int, length: int) -> Cut | None:
+def _parse(buf: Buffer, start: int, end: int, length: int) -> Cut | None:
     """`buf[start:end]` parsed, if it is exactly one value that nothing after it continues."""
     if end <= start or (end < length and buf[end] not in _AFTER_VALUE):
         return None
@@ -102,7 +104,7 @@ def _byte_position(exc: orjson.JSONDecodeError) -> int:
     return exc.pos if head.isascii() else len(head.encode("utf-8"))
 
 
-def _char_boundary(buf: bytes, start: int, stop: int) -> int:
+def _char_boundary(buf: Buffer, start: int, stop: int) -> int:
     """`stop`, moved back so that it does not split a UTF-8 character."""
     while stop > start and buf[stop] & 0xC0 == 0x80:
         stop -= 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from io import BufferedIOBase
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -90,7 +91,7 @@ def _looks_closed(body: bytes) -> bool:
     return body.endswith((b"}", b"]", b'"', b"true", b"false", b"null")) or body[-1:].isdigit()
 
 
-def _iter_array(handle: BinaryIO, record_id: IdReader) -> Iterator[RawText]:
+def _iter_array(handle: BufferedIOBase, record_id: IdReader) -> Iterator[RawText]:
     window = ByteWindow(handle, CHUNK_BYTES)
     while b"[" not in window.data:  # a BOM or whitespace may fill the first chunks
         if not window.more(len(window.data)):
@@ -115,10 +116,10 @@ def _iter_array(handle: BinaryIO, record_id: IdReader) -> Iterator[RawText]:
             continue
         cut = cut_value(window.data, pos, window.eof, hint)
         if cut == MORE:
-            if window.more(pos, at_least=2 * (len(window.data) - pos)):
-                pos = 0
+            window.more(pos, at_least=2 * (len(window.data) - pos))
+            pos = 0
             continue  # at the end of the file, `cut_value` is asked again knowing it
-        if cut is not None:
+        if isinstance(cut, tuple):
             end, value = cut
             yield _refused(_parsed_element(window, pos, end, index, value, record_id), closed)
             hint = end - pos
@@ -135,11 +136,13 @@ def _iter_array(handle: BinaryIO, record_id: IdReader) -> Iterator[RawText]:
             complete = end is not None
             value, error = None, exc
         if not complete:  # the element runs past the window: read on and parse it again
-            if window.more(pos, at_least=2 * (len(window.data) - pos)):
-                pos = 0
+            grew = window.more(pos, at_least=2 * (len(window.data) - pos))
+            end = None if end is None else end - pos
+            pos = 0
+            if grew:
                 continue
             if end is None:
-                data, _, _ = check_utf8(window.data[pos:])
+                data, _, _ = check_utf8(window.take(pos, len(window.data)))
                 cut_off = "the file ends inside this record"
                 yield _refused(_record(window, pos, data, index, "truncated", cut_off), closed)
                 return
@@ -166,7 +169,7 @@ def _parsed_element(
     """An element orjson parsed: valid UTF-8 and JSON, its value read from the right bytes."""
     line, offset = window.locate(start)
     window.passed(start, end)
-    data = window.data[start:end]
+    data = window.take(start, end)
     return RawText(line, index, offset, data, record_id=record_id(value), value=value)
 
 
@@ -179,7 +182,7 @@ def _element(
     error: Exception | None,
     record_id: IdReader,
 ) -> RawText:
-    data, utf8_error, utf8_detail = check_utf8(window.data[start:end])
+    data, utf8_error, utf8_detail = check_utf8(window.take(start, end))
     if utf8_error is not None:
         return _record(window, start, data, index, utf8_error, utf8_detail)
     if isinstance(error, json.JSONDecodeError):
