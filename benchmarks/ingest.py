@@ -100,6 +100,24 @@ def orjson_child(source: Path) -> dict:
     }
 
 
+def reader_child(source: Path) -> dict:
+    """The stage's own reader alone (`iter_json_records`: records cut by orjson, each with its
+    exact bytes, line and offset), nothing done with them: what reading costs beside orjson."""
+    from bigaction_assets.sources.jsonstream import iter_json_records
+
+    started, cpu_started = time.perf_counter(), time.process_time()
+    records = text_bytes = 0
+    for raw in iter_json_records(source):
+        records += 1
+        text_bytes += len(raw.data)
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "seconds": elapsed, "cpu_seconds": cpu, "peak_rss_mb": peak_kb / 1024,
+        "records": records, "text_bytes": text_bytes,
+    }  # fmt: skip
+
+
 def floor_child(source: Path, out: Path, pages_once: bool = False) -> dict:
     """The bare work the stage's design asks for, and nothing else: hash the file (its content
     fingerprint), parse each record once, hash each distinct page (its key in `dom_snapshots`),
@@ -199,7 +217,9 @@ def landing_file(out: Path, size_mb: int, html_kb: int) -> tuple[Path, Path]:
     return landing, source
 
 
-def run(size_mb: int, out: Path, html_kb: int, floor: bool, pages_once: bool) -> dict:
+def run(
+    size_mb: int, out: Path, html_kb: int, floor: bool, pages_once: bool, reader: bool = False
+) -> dict:
     work = out / f"{size_mb}mb"
     landing, source = landing_file(out, size_mb, html_kb)
     data = work / "data"
@@ -213,6 +233,12 @@ def run(size_mb: int, out: Path, html_kb: int, floor: bool, pages_once: bool) ->
         orjson_mb_per_cpu_s=input_mb / yardstick["cpu_seconds"],
         orjson_peak_rss_mb=yardstick["peak_rss_mb"],
     )
+    if reader:
+        alone = in_child("--reader-child", str(source))
+        report.update(
+            reader_mb_per_cpu_s=input_mb / alone["cpu_seconds"],
+            reader_peak_rss_mb=alone["peak_rss_mb"],
+        )
     if floor:
         floor_out = work / "floor"
         subprocess.run(["rm", "-rf", str(floor_out)], check=True)
@@ -252,7 +278,13 @@ def main() -> None:
         action="store_true",
         help="also time the floor of a design that keeps each page once (dom_snapshots alone)",
     )
+    parser.add_argument(
+        "--reader",
+        action="store_true",
+        help="also time the stage's reader alone (iter_json_records) on the same file",
+    )
     parser.add_argument("--orjson-child", type=Path, metavar="FILE", help=argparse.SUPPRESS)
+    parser.add_argument("--reader-child", type=Path, metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--floor-child", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--pages-once", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -266,13 +298,16 @@ def main() -> None:
     if args.orjson_child:
         print(json.dumps(orjson_child(args.orjson_child)))
         return
+    if args.reader_child:
+        print(json.dumps(reader_child(args.reader_child)))
+        return
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(
         f"{'input MB':>9} {'wall s':>7} {'CPU s':>6} {'ingest MB/s/core':>17}"
         f" {'orjson MB/s/core':>17} {'ratio':>6} {'peak RSS MB':>12} {'orjson RSS MB':>14}  rows"
     )
     for size in args.sizes_mb:
-        r = run(size, args.out, args.html_kb, args.floor, args.floor_pages_once)
+        r = run(size, args.out, args.html_kb, args.floor, args.floor_pages_once, args.reader)
         rows = ", ".join(f"{k}={v}" for k, v in sorted(r["rows"].items()))
         ratio = r["mb_per_cpu_s"] / r["orjson_mb_per_cpu_s"]
         print(
@@ -281,6 +316,13 @@ def main() -> None:
             f" {r['peak_rss_mb']:>12.0f} {r['orjson_peak_rss_mb']:>14.0f}  {rows}",
             flush=True,
         )
+        if args.reader:
+            print(
+                f"{'':>9} reader alone: {r['reader_mb_per_cpu_s']:.1f} MB/s per core,"
+                f" {r['reader_mb_per_cpu_s'] / r['orjson_mb_per_cpu_s']:.2f} of orjson,"
+                f" {r['reader_peak_rss_mb']:.0f} MB peak RSS",
+                flush=True,
+            )
         if args.floor:
             floor_ratio = r["floor_mb_per_cpu_s"] / r["orjson_mb_per_cpu_s"]
             print(

@@ -81,3 +81,21 @@ def test_the_pages_once_floor_holds_each_page_once_and_every_record_whole(tmp_pa
             action["cleaned_html"] = pages[ref["$page"]]["cleaned_html"]
         restored.append(record)
     assert restored == landed
+
+
+def test_the_reader_alone_reads_every_record_of_the_file_whole(tmp_path) -> None:
+    """The reader yardstick times the stage's own reader over the same records the orjson
+    yardstick parses: as many, and every byte of their text."""
+    bench = load_benchmark("ingest")
+    source = tmp_path / "train_bench.json"
+    from mind2web_synth import write_tasks
+
+    write_tasks(source, n_tasks=5, steps_per_task=2, html_kb=4, seed=3)
+    lines = [line.rstrip(b",\r\n") for line in source.read_bytes().splitlines()]
+    records = [body for body in lines if body not in (b"[", b"]", b"")]
+
+    alone = bench.reader_child(source)
+    bare = bench.orjson_child(source)
+
+    assert alone["records"] == bare["records"] == len(records) == 5
+    assert alone["text_bytes"] == sum(len(body) for body in records)
