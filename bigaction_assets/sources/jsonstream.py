@@ -101,7 +101,7 @@ def _iter_array(handle: BufferedIOBase, record_id: IdReader) -> Iterator[RawText
     hint = 0  # length of the last element, to guess the next one's
     closed = False  # past the array's closing bracket: what follows is read, and refused
     while True:
-        pos = _SEPARATORS.match(window.data, pos).end()
+        pos = _after_separators(window.data, pos)
         if pos >= len(window.data):
             if window.more(pos):
                 pos = 0
@@ -127,31 +127,40 @@ def _iter_array(handle: BufferedIOBase, record_id: IdReader) -> Iterator[RawText
             pos = end
             continue
         # The slow, exact path: the standard library's scanner says what is wrong, and how far.
+        stop: int | None  # where the element ends, if the scanner found it
         try:
-            value, end = DECODER.raw_decode(window.text, pos)
-            complete = end < len(window.data) or window.eof
+            value, stop = DECODER.raw_decode(window.text, pos)
+            complete = stop < len(window.data) or window.eof
             error = None
         except (json.JSONDecodeError, ValueError, RecursionError) as exc:
-            end = element_end(window.text, pos)
-            complete = end is not None
+            stop = element_end(window.text, pos)
+            complete = stop is not None
             value, error = None, exc
         if not complete:  # the element runs past the window: read on and parse it again
             grew = window.more(pos, at_least=2 * (len(window.data) - pos))
-            end = None if end is None else end - pos
+            stop = None if stop is None else stop - pos
             pos = 0
             if grew:
                 continue
-            if end is None:
+            if stop is None:
                 data, _, _ = check_utf8(window.take(pos, len(window.data)))
                 cut_off = "the file ends inside this record"
                 yield _refused(_record(window, pos, data, index, "truncated", cut_off), closed)
                 return
-        yield _refused(_element(window, pos, end, index, value, error, record_id), closed)
+        assert stop is not None  # complete, or the file ended and the scanner found the end
+        yield _refused(_element(window, pos, stop, index, value, error, record_id), closed)
         index += 1
-        pos = end
+        pos = stop
 
 
 AFTER_THE_ARRAY = "this text follows the closing bracket of the file's array"
+
+
+def _after_separators(data: bytes | bytearray, pos: int) -> int:
+    """The first position at or after `pos` that is no separator (the pattern matches the
+    empty string, so it always matches)."""
+    found = _SEPARATORS.match(data, pos)
+    return pos if found is None else found.end()
 
 
 def _refused(raw: RawText, closed: bool) -> RawText:
@@ -202,7 +211,7 @@ def _element(
 
 
 def _record(
-    window: ByteWindow, start: int, data: bytes, index: int, error: str, detail: str
+    window: ByteWindow, start: int, data: bytes, index: int, error: str, detail: str | None
 ) -> RawText:
     line, offset = window.locate(start)
     return RawText(line, index, offset, data.rstrip(), error, detail)
