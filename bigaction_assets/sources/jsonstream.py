@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from bigaction_assets.sources.jsoncut import MORE, cut_value
+from bigaction_assets.sources.jsoncut import MORE, Buffer, cut_value
 from bigaction_assets.sources.jsonscan import DECODER, element_end
 from bigaction_assets.sources.jsonwindow import ByteWindow
 from bigaction_assets.sources.raw_text import UNPARSED, IdReader, RawText, check_utf8
@@ -156,7 +156,7 @@ def _iter_array(handle: BufferedIOBase, record_id: IdReader) -> Iterator[RawText
 AFTER_THE_ARRAY = "this text follows the closing bracket of the file's array"
 
 
-def _after_separators(data: bytes | bytearray, pos: int) -> int:
+def _after_separators(data: Buffer, pos: int) -> int:
     """The first position at or after `pos` that is no separator (the pattern matches the
     empty string, so it always matches)."""
     found = _SEPARATORS.match(data, pos)
