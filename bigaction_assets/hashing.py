@@ -10,17 +10,39 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
+class EncodedRow(dict[str, Any]):
+    """A row whose long text values also come as their UTF-8 (`utf8`, by column), encoded
+    already for another purpose: `validated_table` hands those bytes to Arrow, which otherwise
+    encodes each string again (a page of any non-ASCII character is transcoded, and its UTF-8
+    then cached on the string for as long as it lives). To every other reader it is a dict."""
+
+    __slots__ = ("utf8",)
+
+    def __init__(self, values: dict[str, Any], utf8: dict[str, bytes]) -> None:
+        super().__init__(values)
+        self.utf8 = utf8
+
+
 def page_snapshot(raw_html: str | None, cleaned_html: str | None) -> dict[str, Any] | None:
     """A `dom_snapshots` row, keyed by the sha256 of raw_html (cleaned_html when it is all
-    there is); None when there is no page at all. Encodes the page once for key and size."""
+    there is); None when there is no page at all. Encodes the page once for key and size, and
+    keeps that UTF-8 for the lake's writer (`EncodedRow`)."""
     if raw_html is None and cleaned_html is None:
         return None
-    encoded = (raw_html if raw_html is not None else cleaned_html).encode(
-        "utf-8", errors="surrogatepass"
+    keyed, column = (
+        (raw_html, "raw_html") if raw_html is not None else (cleaned_html, "cleaned_html")
     )
-    return {
+    assert keyed is not None
+    try:
+        encoded = keyed.encode("utf-8")
+        utf8 = {column: encoded}
+    except UnicodeEncodeError:  # a lone surrogate: keyed as ever, but not text Arrow can store
+        encoded = keyed.encode("utf-8", errors="surrogatepass")
+        utf8 = {}
+    values = {
         "html_sha": hashlib.sha256(encoded).hexdigest(),
         "raw_html": raw_html,
         "cleaned_html": cleaned_html,
         "raw_bytes": len(encoded) if raw_html is not None else 0,
     }
+    return EncodedRow(values, utf8)

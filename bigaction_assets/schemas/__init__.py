@@ -42,7 +42,7 @@ def validated_table(model: type[pa.DataFrameModel], rows: list[dict]) -> pa_arro
     """
     schema = arrow_schema(model)
     try:
-        columns = [[row.get(name) for row in rows] for name in schema.names]
+        columns = [_column(rows, field) for field in schema]
         table = pa_arrow.Table.from_arrays(columns, schema=schema)
     except (pa_arrow.ArrowInvalid, pa_arrow.ArrowTypeError, TypeError, OverflowError):
         try:
@@ -56,6 +56,48 @@ def validated_table(model: type[pa.DataFrameModel], rows: list[dict]) -> pa_arro
 
 class ValueNotStorable(ValueError):
     """A row holds a value its column's type cannot hold."""
+
+
+def _column(rows: list[dict], field: pa_arrow.Field) -> list | pa_arrow.Array:
+    """The field's values, as a list for Arrow to convert, or as an Arrow array built from the
+    UTF-8 the rows already hold (`EncodedRow.utf8`; the first row says whether they do). A
+    value that is not text (or not text Arrow can store) sends the column Arrow's own way."""
+    name = field.name
+    binary = _BINARY_OF_TEXT.get(field.type)
+    if binary is None or not rows or name not in getattr(rows[0], "utf8", ()):
+        return [row.get(name) for row in rows]
+    encoded = []
+    for row in rows:
+        value = _utf8(row, name)
+        if value is _NOT_TEXT:
+            return [row.get(name) for row in rows]
+        encoded.append(value)
+    return pa_arrow.array(encoded, type=binary).view(field.type)
+
+
+# A text column's type over the same buffers holding bytes: a view of it reads them as text.
+_BINARY_OF_TEXT = {
+    pa_arrow.large_string(): pa_arrow.large_binary(),
+    pa_arrow.string(): pa_arrow.binary(),
+}
+_NOT_TEXT = object()
+
+
+def _utf8(row: dict, name: str) -> bytes | object | None:
+    """The row's value of `name` as UTF-8: as encoded already, else encoded here; `_NOT_TEXT`
+    for a value that is not a string, or a string with a lone surrogate."""
+    encoded = getattr(row, "utf8", None)
+    if encoded is not None and name in encoded:
+        return encoded[name]
+    value = row.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        return _NOT_TEXT
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError:
+        return _NOT_TEXT
 
 
 def _refused_value(model: type[pa.DataFrameModel], rows: list[dict]) -> ValueNotStorable:

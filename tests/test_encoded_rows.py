@@ -1,0 +1,106 @@
+"""Pages reach Arrow as the UTF-8 their key was hashed from (`EncodedRow`), and the table is the
+one the plain rows give: the same values, the same refusals."""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+
+import pandera.errors
+import pyarrow as pa
+import pytest
+
+from bigaction_assets.hashing import EncodedRow, page_snapshot
+from bigaction_assets.schemas import validated_table
+from bigaction_assets.schemas.standardized import DomSnapshotSchema
+
+PAGES = [
+    "<html><body>plain ASCII</body></html>",
+    "<p>caf\u00e9 \u00b7 \u00a9 2024 \u2014 \u6771\u4eac \U0001f600</p>",  # 2, 3 and 4 bytes a char
+    "",
+]
+
+
+def plain(row: dict) -> dict:
+    return dict(row)
+
+
+def test_a_snapshot_carries_the_utf8_its_key_and_size_were_taken_from() -> None:
+    for page in PAGES:
+        row = page_snapshot(page, "<p>cleaned</p>")
+        assert isinstance(row, EncodedRow)
+        assert row.utf8 == {"raw_html": page.encode("utf-8")}
+        assert row["html_sha"] == hashlib.sha256(page.encode("utf-8")).hexdigest()
+        assert row["raw_bytes"] == len(page.encode("utf-8"))
+        assert type(row["raw_html"]) is str  # every reader of the row still sees text
+    cleaned_only = page_snapshot(None, "<p>caf\u00e9</p>")
+    assert cleaned_only is not None
+    assert cleaned_only.utf8 == {"cleaned_html": "<p>caf\u00e9</p>".encode()}
+    assert cleaned_only["raw_bytes"] == 0
+    assert page_snapshot(None, None) is None
+
+
+def test_a_page_with_a_lone_surrogate_keeps_its_key_and_carries_no_utf8() -> None:
+    page = "broken \ud800 page"
+    row = page_snapshot(page, None)
+    assert row is not None
+    expected = hashlib.sha256(page.encode("utf-8", errors="surrogatepass")).hexdigest()
+    assert row["html_sha"] == expected
+    assert row.utf8 == {}
+
+
+def test_the_table_from_encoded_rows_is_the_table_from_plain_rows() -> None:
+    rows = [page_snapshot(page, f"<p>{n}</p>") for n, page in enumerate(PAGES)]
+    rows.append(page_snapshot(None, "<p>only cleaned \u00e9</p>"))  # raw_html null
+    rows.append({**page_snapshot("<p>a plain dict row \u00b7</p>", None)})  # no utf8 at all
+    encoded = validated_table(DomSnapshotSchema, rows)
+    from_text = validated_table(DomSnapshotSchema, [plain(row) for row in rows])
+    assert encoded.equals(from_text)
+    assert encoded.schema == from_text.schema
+    assert encoded.column("raw_html").to_pylist() == [row["raw_html"] for row in rows]
+    assert encoded.column("cleaned_html").to_pylist() == [row["cleaned_html"] for row in rows]
+
+
+def outcome(rows: list[dict]) -> tuple[str, object]:
+    """The table the rows give, or the error they are refused with."""
+    try:
+        return "table", validated_table(DomSnapshotSchema, rows).to_pylist()
+    except (pandera.errors.SchemaError, ValueError, TypeError) as error:
+        return type(error).__name__, str(error)
+
+
+@pytest.mark.parametrize(
+    "value", [42, b"<p>bytes</p>", ["<p>a list</p>"], None], ids=["int", "bytes", "list", "null"]
+)
+def test_a_wrong_value_beside_encoded_rows_goes_the_way_it_goes_without_them(value) -> None:
+    good = page_snapshot("<p>fine</p>", None)
+    assert good is not None
+    wrong = {**page_snapshot("<p>other \u00e9</p>", None), "raw_html": value}
+    assert outcome([good, wrong]) == outcome([plain(good), wrong])
+    duplicate = {**good}  # a key repeated: the contract's own refusal
+    assert outcome([good, duplicate])[0] == "SchemaError"
+    assert outcome([good, duplicate]) == outcome([plain(good), duplicate])
+
+
+def test_a_surrogate_page_beside_encoded_rows_fails_as_it_does_without_them() -> None:
+    rows = [page_snapshot("<p>fine</p>", None), page_snapshot("bad \udc80", None)]
+    with pytest.raises(UnicodeEncodeError):
+        validated_table(DomSnapshotSchema, [plain(row) for row in rows])
+    with pytest.raises(UnicodeEncodeError):
+        validated_table(DomSnapshotSchema, rows)
+
+
+def test_an_encoded_row_survives_pickling_with_its_utf8() -> None:
+    row = page_snapshot(PAGES[1], None)
+    back = pickle.loads(pickle.dumps(row))
+    assert back == row and back.utf8 == row.utf8
+
+
+def test_encoded_bytes_are_taken_as_they_are() -> None:
+    """The bytes, not the string, are what is stored: a row that carried other bytes than its
+    text would be stored with them (so only `page_snapshot`, which encodes the text itself,
+    makes such rows)."""
+    row = EncodedRow(dict(page_snapshot("<p>text</p>", None) or {}), {"raw_html": b"<p>bytes</p>"})
+    table = validated_table(DomSnapshotSchema, [row])
+    assert table.column("raw_html").to_pylist() == ["<p>bytes</p>"]
+    assert table.column("raw_html").type == pa.large_string()
