@@ -120,10 +120,11 @@ def reader_child(source: Path) -> dict:
 
 def floor_child(source: Path, out: Path, pages_once: bool = False) -> dict:
     """The bare work the stage's design asks for, and nothing else: hash the file (its content
-    fingerprint), parse each record once, hash each distinct page (its key in `dom_snapshots`),
-    and write two zstd Parquet files without dictionaries, as the lake does: the records' text
-    (`raw_records`) and the pages (`dom_snapshots`), in batches of ~64 MB of text. No events, no
-    candidates, no contract checks, no Dagster.
+    fingerprint), parse each record once, hash each distinct page (its key in `dom_snapshots`;
+    the UTF-8 hashed is what Arrow is given), and write two zstd Parquet files without
+    dictionaries, as the lake does: the records' text (`raw_records`) and the pages
+    (`dom_snapshots`), in batches of ~64 MB of text. No events, no candidates, no contract
+    checks, no Dagster.
 
     `pages_once` is the floor of a design the lake does not have: each page kept only in
     `dom_snapshots`, the record's text holding `{"$page": <its sha>}` where the page was. The
@@ -149,7 +150,7 @@ def floor_child(source: Path, out: Path, pages_once: bool = False) -> dict:
         while block := handle.read(1 << 20):
             fingerprint.update(block)
     texts: list[bytes] = []
-    pages: dict[str, tuple[str | None, str | None]] = {}
+    pages: dict[str, tuple[bytes | None, str | None]] = {}
     seen: set[str] = set()
     held = records = written = 0  # written: bytes of record text the file gets
     with (
@@ -160,7 +161,9 @@ def floor_child(source: Path, out: Path, pages_once: bool = False) -> dict:
         def flush() -> None:
             raw_writer.write_table(pa.table([pa.array(texts, pa.large_string())], text_schema))
             shas = list(pages)
-            columns = [shas, [pages[s][0] for s in shas], [pages[s][1] for s in shas]]
+            # each raw page as the UTF-8 its key was hashed from, as the stage hands it over
+            raw = pa.array([pages[s][0] for s in shas], pa.large_binary())
+            columns = [shas, raw.view(pa.large_string()), [pages[s][1] for s in shas]]
             page_writer.write_table(pa.table(columns, page_schema))
             texts.clear()
             pages.clear()
@@ -179,10 +182,11 @@ def floor_child(source: Path, out: Path, pages_once: bool = False) -> dict:
                     page = raw if raw is not None else cleaned
                     if page is None:
                         continue
-                    sha = hashlib.sha256(page.encode()).hexdigest()
+                    encoded = page.encode()
+                    sha = hashlib.sha256(encoded).hexdigest()
                     if sha not in seen:
                         seen.add(sha)
-                        pages[sha] = (raw, cleaned)
+                        pages[sha] = (encoded if raw is not None else None, cleaned)
                     if pages_once:
                         action["raw_html"] = action["cleaned_html"] = {"$page": sha}
                 if pages_once:
