@@ -212,3 +212,10 @@ def with_llm(definitions: list[Any], llm: LLMResource) -> list[Any]:
 
 
 # --- end of LLM fixtures ---------------------------------------------------------------------
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The end-to-end files first, the rest in their usual order: `make test` hands whole files
+    to its workers in this order, so the files of a minute or two start early and the suite
+    ends on short ones, not on one worker finishing a long file while the other waits."""
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is None)
