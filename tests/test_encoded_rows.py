@@ -29,13 +29,14 @@ def test_a_snapshot_carries_the_utf8_its_key_and_size_were_taken_from() -> None:
     for page in PAGES:
         row = page_snapshot(page, "<p>cleaned</p>")
         assert isinstance(row, EncodedRow)
-        assert row.utf8 == {"raw_html": page.encode("utf-8")}
+        assert row.utf8_of("raw_html") == page.encode("utf-8")
+        assert row.carries("raw_html") and not row.carries("cleaned_html")
         assert row["html_sha"] == hashlib.sha256(page.encode("utf-8")).hexdigest()
         assert row["raw_bytes"] == len(page.encode("utf-8"))
         assert type(row["raw_html"]) is str  # every reader of the row still sees text
     cleaned_only = page_snapshot(None, "<p>caf\u00e9</p>")
     assert cleaned_only is not None
-    assert cleaned_only.utf8 == {"cleaned_html": "<p>caf\u00e9</p>".encode()}
+    assert cleaned_only.utf8_of("cleaned_html") == "<p>caf\u00e9</p>".encode()
     assert cleaned_only["raw_bytes"] == 0
     assert page_snapshot(None, None) is None
 
@@ -46,7 +47,7 @@ def test_a_page_with_a_lone_surrogate_keeps_its_key_and_carries_no_utf8() -> Non
     assert row is not None
     expected = hashlib.sha256(page.encode("utf-8", errors="surrogatepass")).hexdigest()
     assert row["html_sha"] == expected
-    assert row.utf8 == {}
+    assert not row.carries("raw_html") and row.utf8_of("raw_html") is None
 
 
 def test_the_table_from_encoded_rows_is_the_table_from_plain_rows() -> None:
@@ -93,7 +94,26 @@ def test_a_surrogate_page_beside_encoded_rows_fails_as_it_does_without_them() ->
 def test_an_encoded_row_survives_pickling_with_its_utf8() -> None:
     row = page_snapshot(PAGES[1], None)
     back = pickle.loads(pickle.dumps(row))
-    assert back == row and back.utf8 == row.utf8
+    assert back == row and back.utf8_of("raw_html") == PAGES[1].encode("utf-8")
+
+
+@pytest.mark.parametrize("replace", ["item", "update", "setdefault after pop"])
+def test_a_page_put_in_place_of_the_encoded_one_is_stored_as_itself(replace: str) -> None:
+    """A page scrubbed (or otherwise replaced) after the row was made must never be stored as
+    the bytes of the page it replaced."""
+    row = page_snapshot("<p>call ana@example.org</p>", None)
+    assert row is not None
+    scrubbed = "<p>call [EMAIL]</p>"
+    if replace == "item":
+        row["raw_html"] = scrubbed
+    elif replace == "update":
+        row.update(raw_html=scrubbed)
+    else:
+        row.pop("raw_html")
+        row.setdefault("raw_html", scrubbed)
+    assert row.utf8_of("raw_html") is None
+    table = validated_table(DomSnapshotSchema, [row, page_snapshot("<p>other</p>", None)])
+    assert table.column("raw_html").to_pylist() == [scrubbed, "<p>other</p>"]
 
 
 def test_encoded_bytes_are_taken_as_they_are() -> None:

@@ -8,6 +8,8 @@ import pandera.polars as pa
 import polars as pl
 import pyarrow as pa_arrow
 
+from bigaction_assets.hashing import EncodedRow
+
 
 @cache
 def polars_schema(model: type[pa.DataFrameModel]) -> pl.Schema:
@@ -60,11 +62,12 @@ class ValueNotStorable(ValueError):
 
 def _column(rows: list[dict], field: pa_arrow.Field) -> list | pa_arrow.Array:
     """The field's values, as a list for Arrow to convert, or as an Arrow array built from the
-    UTF-8 the rows already hold (`EncodedRow.utf8`; the first row says whether they do). A
+    UTF-8 the rows already hold (`EncodedRow`; the first row says whether they do). A
     value that is not text (or not text Arrow can store) sends the column Arrow's own way."""
     name = field.name
     binary = _BINARY_OF_TEXT.get(field.type)
-    if binary is None or not rows or name not in getattr(rows[0], "utf8", ()):
+    first = rows[0] if rows else None
+    if binary is None or not isinstance(first, EncodedRow) or not first.carries(name):
         return [row.get(name) for row in rows]
     encoded = []
     for row in rows:
@@ -86,9 +89,10 @@ _NOT_TEXT = object()
 def _utf8(row: dict, name: str) -> bytes | object | None:
     """The row's value of `name` as UTF-8: as encoded already, else encoded here; `_NOT_TEXT`
     for a value that is not a string, or a string with a lone surrogate."""
-    encoded = getattr(row, "utf8", None)
-    if encoded is not None and name in encoded:
-        return encoded[name]
+    if isinstance(row, EncodedRow):
+        encoded = row.utf8_of(name)
+        if encoded is not None:
+            return encoded
     value = row.get(name)
     if value is None:
         return None
