@@ -5,37 +5,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from bigaction_assets.encoded_row import EncodedRow
+
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
-
-
-class EncodedRow(dict[str, Any]):
-    """A row whose long text values also come as their UTF-8, encoded already for another
-    purpose: `validated_table` hands those bytes to Arrow, which otherwise encodes each string
-    again (a page of any non-ASCII character is transcoded, and its UTF-8 then cached on the
-    string for as long as it lives). To every other reader it is a dict.
-
-    The bytes are kept with the very string they were encoded from, and given out only while
-    the row still holds that string: a value put in its place (a scrubbed page, say), by any
-    means, is stored as itself."""
-
-    __slots__ = ("_utf8",)
-
-    def __init__(self, values: dict[str, Any], utf8: dict[str, bytes]) -> None:
-        super().__init__(values)
-        self._utf8 = {name: (values[name], encoded) for name, encoded in utf8.items()}
-
-    def carries(self, name: str) -> bool:
-        """Whether the row came with `name`'s UTF-8."""
-        return name in self._utf8
-
-    def utf8_of(self, name: str) -> bytes | None:
-        """`name`'s UTF-8, if the row still holds the string it was encoded from."""
-        kept = self._utf8.get(name)
-        if kept is None or self.get(name) is not kept[0]:
-            return None
-        return kept[1]
 
 
 def page_snapshot(raw_html: str | None, cleaned_html: str | None) -> dict[str, Any] | None:

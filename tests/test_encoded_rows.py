@@ -10,7 +10,8 @@ import pandera.errors
 import pyarrow as pa
 import pytest
 
-from bigaction_assets.hashing import EncodedRow, page_snapshot
+from bigaction_assets.encoded_row import EncodedRow
+from bigaction_assets.hashing import page_snapshot
 from bigaction_assets.schemas import validated_table
 from bigaction_assets.schemas.standardized import DomSnapshotSchema
 

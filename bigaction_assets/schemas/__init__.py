@@ -8,7 +8,7 @@ import pandera.polars as pa
 import polars as pl
 import pyarrow as pa_arrow
 
-from bigaction_assets.hashing import EncodedRow
+from bigaction_assets.encoded_row import EncodedRow
 
 
 @cache
@@ -62,19 +62,18 @@ class ValueNotStorable(ValueError):
 
 def _column(rows: list[dict], field: pa_arrow.Field) -> list | pa_arrow.Array:
     """The field's values, as a list for Arrow to convert, or as an Arrow array built from the
-    UTF-8 the rows already hold (`EncodedRow`; the first row says whether they do). A
-    value that is not text (or not text Arrow can store) sends the column Arrow's own way."""
+    UTF-8 the rows already hold (`EncodedRow`; the first row says whether they do). A row
+    without its bytes (another kind of row, a value put in place since) sends the whole column
+    Arrow's own way, so what Arrow refuses is refused as ever."""
     name = field.name
+    values = [row.get(name) for row in rows]
     binary = _BINARY_OF_TEXT.get(field.type)
     first = rows[0] if rows else None
     if binary is None or not isinstance(first, EncodedRow) or not first.carries(name):
-        return [row.get(name) for row in rows]
-    encoded = []
-    for row in rows:
-        value = _utf8(row, name)
-        if value is _NOT_TEXT:
-            return [row.get(name) for row in rows]
-        encoded.append(value)
+        return values
+    encoded = [row.utf8_of(name) if isinstance(row, EncodedRow) else None for row in rows]
+    if any(data is None and value is not None for data, value in zip(encoded, values, strict=True)):
+        return values
     return pa_arrow.array(encoded, type=binary).view(field.type)
 
 
@@ -83,25 +82,6 @@ _BINARY_OF_TEXT = {
     pa_arrow.large_string(): pa_arrow.large_binary(),
     pa_arrow.string(): pa_arrow.binary(),
 }
-_NOT_TEXT = object()
-
-
-def _utf8(row: dict, name: str) -> bytes | object | None:
-    """The row's value of `name` as UTF-8: as encoded already, else encoded here; `_NOT_TEXT`
-    for a value that is not a string, or a string with a lone surrogate."""
-    if isinstance(row, EncodedRow):
-        encoded = row.utf8_of(name)
-        if encoded is not None:
-            return encoded
-    value = row.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        return _NOT_TEXT
-    try:
-        return value.encode("utf-8")
-    except UnicodeEncodeError:
-        return _NOT_TEXT
 
 
 def _refused_value(model: type[pa.DataFrameModel], rows: list[dict]) -> ValueNotStorable:
