@@ -13,6 +13,7 @@ import pyarrow.compute as pc
 from bigaction_assets.images.refs import image_files
 from bigaction_assets.lake import Lake
 from bigaction_assets.lake_reader import iter_partition_batches
+from bigaction_assets.page_cuts import PageCursor
 from bigaction_assets.privacy.withhold import SenderFilter
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.sources import partition_key
@@ -93,6 +94,7 @@ def parsed_raw_records(
             "byte_offset": raw.byte_offset,
             "record_id": raw.record_id,
             "text": raw.data,  # UTF-8 bytes: Arrow stores them without a round trip
+            "pages": None,  # whole: the one pass may cut its pages out (`staging`)
             "error": raw.error,
             "error_detail": raw.error_detail,
         }
@@ -112,9 +114,21 @@ def _partition_records(
 
 def raw_partition_rows(lake: Lake, key: str, *, unreadable: bool) -> Iterator[dict[str, Any]]:
     """The `raw_records` rows of one partition that could (or could not) be read, streamed a
-    row group at a time, with the record text as UTF-8 bytes (what orjson takes)."""
+    row group at a time, with the record text as UTF-8 bytes (what orjson takes), whole: the
+    pages the raw step cut out of it are put back from `raw_pages`."""
+    cursor = PageCursor(_raw_page_rows(lake, key))
     for batch in iter_partition_batches(lake, "raw", "raw_records", key, RAW_BATCH_ROWS):
         keep = pc.is_valid(batch["error"]) if unreadable else pc.is_null(batch["error"])
         table = pa.Table.from_batches([batch]).filter(keep)
         text = table.column("text").cast(pa.large_binary())
-        yield from table.set_column(table.schema.get_field_index("text"), "text", text).to_pylist()
+        table = table.set_column(table.schema.get_field_index("text"), "text", text)
+        for row in table.to_pylist():
+            row["text"] = cursor.restore(row["text"], row.pop("pages", None))
+            row["pages"] = None
+            yield row
+
+
+def _raw_page_rows(lake: Lake, key: str) -> Iterator[dict[str, Any]]:
+    """The partition's `raw_pages` rows in order, read only when a record needs them."""
+    for batch in iter_partition_batches(lake, "raw", "raw_pages", key, RAW_BATCH_ROWS):
+        yield from batch.to_pylist()

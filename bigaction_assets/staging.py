@@ -7,6 +7,8 @@
 # standardize code is the same version, and the pass met nothing whose outcome depends on the
 # whole dataset (an unreadable record, whose reject comes before all others; a repeated record
 # id, which changes episode ids). Otherwise the standardize step works from the raw table.
+# The pages are not staged: they are the raw layer's `raw_pages` (the pass cuts them out of the
+# records' texts, `page_cuts`), which `dom_snapshots` takes as it is, linked or copied.
 # Where they are staged, on a local disk or in an object store: staging_area.py.
 
 from __future__ import annotations
@@ -23,13 +25,16 @@ import pandera.polars as pandera
 from bigaction_assets import ingest, standardized_rows
 from bigaction_assets.images.resolve import ImageResolver
 from bigaction_assets.lake import Lake
+from bigaction_assets.page_cuts import cut_pages
 from bigaction_assets.privacy.withhold import SenderFilter
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.sink import ValidatedSink
 from bigaction_assets.sources.base import SourceAdapter
 from bigaction_assets.staging_area import staging_area
 
-FORMAT = 1  # of the manifest below
+FORMAT = 2  # of the manifest below
+PAGES = "dom_snapshots"  # the staged table that is `raw_pages` itself
+RAW_PAGES = ("raw", "raw_pages")
 PREVIEW_ROWS = 5
 # table -> (contract, columns its preview shows)
 Tables = dict[str, tuple[type[pandera.DataFrameModel], tuple[str, ...]]]
@@ -41,21 +46,28 @@ def discard(lake: Lake, group: str, tables: list[str], key: str) -> None:
 
 
 class StagedTables:
-    """The standardized rows of one partition, validated and written to staged files."""
+    """The standardized rows of one partition, validated and written to staged files, but for
+    its pages, which go to the raw step's `raw_pages` (`pages`), and which the pass also hands
+    to whoever cuts them out of the records (`new_pages`)."""
 
-    def __init__(self, lake: Lake, group: str, key: str, tables: Tables, version: str) -> None:
+    def __init__(
+        self, lake: Lake, group: str, key: str, tables: Tables, version: str, pages: ValidatedSink
+    ) -> None:
         self.area, self.key, self.tables, self.version = staging_area(lake), key, tables, version
+        self.pages, self.new_pages = pages, []
         self.pass_id = uuid.uuid4().hex
         self.area.discard(group, list(tables), key)
         self.writers = {
             name: self.area.writer(group, name, key, self.pass_id, arrow_schema(model))
             for name, (model, _) in tables.items()
+            if name != PAGES
         }
         self.sinks = {
             name: ValidatedSink(
                 model, self.writers[name], max_rows=ingest.SINK_ROWS, max_chars=ingest.SINK_CHARS
             )
             for name, (model, _) in tables.items()
+            if name != PAGES
         }
         self.previews: dict[str, list[dict[str, Any]]] = {name: [] for name in tables}
         self.reasons: Counter[str] = Counter()
@@ -73,12 +85,21 @@ class StagedTables:
         if row.table == standardized_rows.TALLIES:
             self.tallies[row.values["name"]] += row.values["count"]
             return
-        self.sinks[row.table].add(row.values)
+        if row.table == PAGES:
+            self.pages.add(row.values)
+            self.new_pages.append(row.values)
+        else:
+            self.sinks[row.table].add(row.values)
         if row.table == "rejects":
             self.reasons[row.values["reason"]] += 1
         preview = self.previews[row.table]
         if len(preview) < PREVIEW_ROWS:
             preview.append({c: row.values.get(c) for c in self.tables[row.table][1]})
+
+    def take_new_pages(self) -> list[dict[str, Any]]:
+        """The pages added since the last call: the ones the record being read can hold."""
+        pages, self.new_pages = self.new_pages, []
+        return pages
 
     def abandon(self) -> None:
         """The standardize step will work from the raw table instead."""
@@ -89,7 +110,7 @@ class StagedTables:
 
     def finish(self) -> None:
         """Commit the staged files and, last, the manifest that vouches for them and for the
-        raw partition the pass wrote."""
+        raw partition and the pages it wrote (call it once both are committed)."""
         if not self.usable:
             return
         for sink in self.sinks.values():
@@ -101,7 +122,11 @@ class StagedTables:
             "pass": self.pass_id,
             "version": self.version,
             "raw_file": self.area.raw_stamp(self.key),
-            "totals": {name: sink.total for name, sink in self.sinks.items()},
+            "pages_file": self.area.raw_stamp(self.key, RAW_PAGES[1]),
+            "totals": {
+                **{name: sink.total for name, sink in self.sinks.items()},
+                PAGES: self.pages.total,
+            },
             "previews": self.previews,
             "rejects_by_reason": dict(self.reasons),
             "tallies": dict(self.tallies),
@@ -124,12 +149,17 @@ def take(
         and isinstance(manifest.get("pass"), str)
         and manifest["raw_file"] is not None
         and manifest["raw_file"] == area.raw_stamp(key)
+        and manifest["pages_file"] is not None
+        and manifest["pages_file"] == area.raw_stamp(key, RAW_PAGES[1])
     )
     try:
         if current:
             assert manifest is not None
             for name in tables:
-                area.hand_over(group, name, key, manifest["pass"])
+                if name == PAGES:
+                    area.copy_partition(RAW_PAGES, (group, PAGES), key)
+                else:
+                    area.hand_over(group, name, key, manifest["pass"])
             area.delete_manifest(key)
             return manifest
     except FileNotFoundError:  # a rerun of the raw step discarded them meanwhile
@@ -153,38 +183,52 @@ def read_and_stage(
 ) -> None:
     """Hand every raw row to `add_raw`, but those of forgotten senders `withhold` knows; while
     `staged` stays usable, standardize the readable records into it in the same pass, with the
-    values reading them produced."""
+    values reading them produced. A row is handed on once its record is standardized, with the
+    pages that came out of it meanwhile cut out of its text (they are in `raw_pages`)."""
     records = ingest.parsed_raw_records(adapter, dataset, files, landing, withhold)
+    if staged is None:
+        for row, _ in records:
+            add_raw(row)
+        return
     seen_ids: set[str] = set()
+    waiting: list[dict[str, Any]] = []  # the row of the record being standardized
+
+    def settle() -> None:
+        if waiting:
+            row = waiting.pop()
+            row["text"], row["pages"] = cut_pages(row["text"], staged.take_new_pages())
+            add_raw(row)
 
     def readable() -> Iterator[dict[str, Any]]:
         while True:
             try:
                 row, value = next(records)
-                add_raw(row)
+                settle()
+                record_id = row["record_id"]
+                if row["error"] is not None or record_id in seen_ids:
+                    add_raw(row)
+                    staged.abandon()
+                    return
             except StopIteration:
                 return
             except Exception as exc:
                 raise _ReadFailed from exc
-            record_id = row["record_id"]
-            if row["error"] is not None or record_id in seen_ids:
-                staged.abandon()
-                return
             if record_id is not None:
                 seen_ids.add(record_id)
+            waiting.append(row)
             yield {**row, "value": value}
 
-    if staged is not None:
-        images = ImageResolver(landing, adapter.name, dataset)
-        try:
-            for out in standardized_rows.standardize(adapter, dataset, readable(), images=images):
-                if not staged.usable:
-                    break
-                staged.add(out)
-        except _ReadFailed as failed:
-            staged.abandon()
-            raise failed.__cause__ from None
-        except Exception:  # the adapter's own failure: the standardize step meets it again
-            staged.abandon()
+    images = ImageResolver(landing, adapter.name, dataset)
+    try:
+        for out in standardized_rows.standardize(adapter, dataset, readable(), images=images):
+            if not staged.usable:
+                break
+            staged.add(out)
+    except _ReadFailed as failed:
+        staged.abandon()
+        raise failed.__cause__ from None
+    except Exception:  # the adapter's own failure: the standardize step meets it again
+        staged.abandon()
+    settle()
     for row, _ in records:  # whatever the standardizing pass left unread
         add_raw(row)

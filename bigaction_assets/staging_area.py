@@ -15,6 +15,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -67,12 +69,29 @@ class FolderStaging:
     def delete_manifest(self, key: str) -> None:
         self.manifest_path(key).unlink(missing_ok=True)
 
-    def raw_stamp(self, key: str) -> list[Any] | None:
+    def raw_stamp(self, key: str, table: str = "raw_records") -> list[Any] | None:
         try:
-            stat = partition_path(self.lake, "raw", "raw_records", key).stat()
+            stat = partition_path(self.lake, "raw", table, key).stat()
         except FileNotFoundError:
             return None
         return [stat.st_size, stat.st_mtime_ns]
+
+    def copy_partition(self, source: tuple[str, str], target: tuple[str, str], key: str) -> None:
+        """Give `target` the partition file of `source` as it is: a second name for the same
+        file (writers never change a file in place), or a copy where the disk has no links."""
+        origin = partition_path(self.lake, *source, key)
+        final = partition_path(self.lake, *target, key)
+        if final.exists() and final.samefile(origin):
+            return  # a rename onto a second name of the same file would do nothing
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
+        try:
+            os.link(origin, tmp)
+        except FileNotFoundError:
+            raise
+        except OSError:  # a disk without hard links
+            shutil.copyfile(origin, tmp)
+        os.replace(tmp, final)
 
     def hand_over(self, group: str, table: str, key: str, pass_id: str) -> None:
         """FileNotFoundError when the staged file is gone (a new pass discarded it)."""
@@ -135,8 +154,8 @@ class ObjectStaging:
     def delete_manifest(self, key: str) -> None:
         self.root.delete(self.manifest_key(key))
 
-    def raw_stamp(self, key: str) -> list[Any] | None:
-        path = partition_key(self.root, "raw", "raw_records", key)
+    def raw_stamp(self, key: str, table: str = "raw_records") -> list[Any] | None:
+        path = partition_key(self.root, "raw", table, key)
         info = self.root.filesystem.get_file_info(path)
         if info.type != pafs.FileType.File or info.size is None or info.size < FOOTER_TAIL:
             return None
@@ -159,6 +178,13 @@ class ObjectStaging:
             if not self.root.exists(source):  # S3 answers a missing source with a plain error
                 raise FileNotFoundError(source) from exc
             raise
+
+    def copy_partition(self, source: tuple[str, str], target: tuple[str, str], key: str) -> None:
+        """Give `target` the partition object of `source` as it is (a copy the store makes
+        itself: the bytes do not come through here)."""
+        self.root.filesystem.copy_file(
+            partition_key(self.root, *source, key), partition_key(self.root, *target, key)
+        )
 
     def discard(self, group: str, tables: list[str], key: str) -> None:
         """The partition's manifest and staged objects (its own only: a glob's `.a.b.*` would

@@ -1,5 +1,5 @@
 """The ingest benchmark's floor does the stage's writes and no others: on one landing file it
-writes the text `raw_records` holds and the pages `dom_snapshots` holds, byte for byte."""
+writes the text `raw_records` holds and the pages `raw_pages` holds, byte for byte."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ import pyarrow.parquet as pq
 import pytest
 from benchmark_scripts import load_benchmark
 
+from bigaction_assets.hashing import page_snapshot
+from bigaction_assets.page_cuts import PageCursor, cut_pages
+
 PAGE_COLUMNS = ["html_sha", "raw_html", "cleaned_html"]
+
+
+def snapshot_sha(action: dict) -> str:
+    return page_snapshot(action.get("raw_html"), action.get("cleaned_html"))["html_sha"]
 
 
 def lake_rows(lake: Path, table: str, columns: list[str]) -> list[tuple]:
@@ -30,6 +37,7 @@ def test_the_floor_writes_the_stages_raw_text_and_pages(tmp_path) -> None:
 
     stage = bench.child(landing, tmp_path / "data")
     floor = bench.floor_child(source, tmp_path / "floor")
+    twice = bench.floor_child(source, tmp_path / "twice", pages_twice=True)
 
     lake = tmp_path / "data" / "lake"
     assert floor["records"] == stage["rows"]["raw_records"] == 3
@@ -38,49 +46,59 @@ def test_the_floor_writes_the_stages_raw_text_and_pages(tmp_path) -> None:
         (text,) for text in pq.read_table(tmp_path / "floor" / "raw_records.parquet")["text"]
         .to_pylist()
     )  # fmt: skip
-    assert floor_texts == lake_rows(lake, "raw_records", ["text"])
+    assert floor_texts == lake_rows(lake, "raw_records", ["text"])  # the pages cut out alike
     floor_pages = sorted(
         tuple(row[c] for c in PAGE_COLUMNS)
-        for row in pq.read_table(tmp_path / "floor" / "dom_snapshots.parquet").to_pylist()
+        for row in pq.read_table(tmp_path / "floor" / "raw_pages.parquet").to_pylist()
     )
+    assert floor_pages == lake_rows(lake, "raw_pages", PAGE_COLUMNS)
     assert floor_pages == lake_rows(lake, "dom_snapshots", PAGE_COLUMNS)
+    whole = sorted(
+        (text,) for text in pq.read_table(tmp_path / "twice" / "raw_records.parquet")["text"]
+        .to_pylist()
+    )  # fmt: skip
+    assert twice["text_mb"] > 2 * floor["text_mb"] and len(whole) == len(floor_texts)
+    assert whole == sorted((text.decode(),) for text in landed_records(source))
 
 
-def test_the_pages_once_floor_holds_each_page_once_and_every_record_whole(tmp_path) -> None:
-    """The floor of the design that keeps pages once loses nothing: each record's text, with
-    its pages put back from `dom_snapshots` by sha, is the landing record, and no page is in
-    the record texts any more."""
+def landed_records(source: Path) -> list[bytes]:
+    return [
+        body
+        for line in source.read_bytes().splitlines()
+        if (body := line.rstrip(b",")) not in (b"[", b"]", b"")
+    ]
+
+
+def test_the_floor_holds_each_page_once_and_every_record_whole(tmp_path) -> None:
+    """The floor keeps each page once and loses nothing: each record's text, with its pages put
+    back from `raw_pages`, is the landing record byte for byte, and no page is in the record
+    texts any more."""
     bench = load_benchmark("ingest")
     source = tmp_path / "train_bench.json"
     from mind2web_synth import write_tasks
 
     write_tasks(source, n_tasks=4, steps_per_task=3, html_kb=4, seed=11)
-    landed = [
-        orjson.loads(body)
-        for line in source.read_bytes().splitlines()
-        if (body := line.rstrip(b",")) not in (b"[", b"]", b"")
-    ]
 
-    floor = bench.floor_child(source, tmp_path / "once", pages_once=True)
+    floor = bench.floor_child(source, tmp_path / "once")
 
     pages = {
         row["html_sha"]: row
-        for row in pq.read_table(tmp_path / "once" / "dom_snapshots.parquet").to_pylist()
+        for row in pq.read_table(tmp_path / "once" / "raw_pages.parquet").to_pylist()
     }
     assert floor["pages"] == len(pages) > 0
     texts = pq.read_table(tmp_path / "once" / "raw_records.parquet")["text"].to_pylist()
     assert floor["text_mb"] * 1e6 == pytest.approx(sum(len(t.encode()) for t in texts))
-    restored = []
-    for text in texts:
-        assert not any(page["raw_html"] in text for page in pages.values())
-        record = orjson.loads(text)
-        for action in record["actions"]:
-            ref = action["raw_html"]
-            assert action["cleaned_html"] == ref and set(ref) == {"$page"}
-            action["raw_html"] = pages[ref["$page"]]["raw_html"]
-            action["cleaned_html"] = pages[ref["$page"]]["cleaned_html"]
-        restored.append(record)
-    assert restored == landed
+    literals = [orjson.dumps(page["raw_html"]).decode() for page in pages.values()]
+    assert not any(literal in text for literal in literals for text in texts)
+    cursor, seen, restored = PageCursor(iter(pages.values())), set(), []
+    for record, text in zip(landed_records(source), texts, strict=True):
+        new = [pages[sha] for a in orjson.loads(record)["actions"] if (sha := snapshot_sha(a))]
+        mine = [page for page in new if page["html_sha"] not in seen]
+        seen.update(page["html_sha"] for page in mine)
+        cut, note = cut_pages(record, mine)
+        assert cut.decode() == text
+        restored.append(cursor.restore(cut, note))
+    assert restored == landed_records(source)
 
 
 def test_the_reader_alone_reads_every_record_of_the_file_whole(tmp_path) -> None:

@@ -183,9 +183,10 @@ def test_tables_staged_on_s3_are_taken_byte_for_byte_as_on_disk(
     remote, uri = staged_sides(dagster_lake, ephemeral_instance, bucket, "staged")
     for resource in (dagster_lake.resource, remote):
         assert run(resource, ephemeral_instance, RAW, KEY).success
-    # the raw step standardized in its own pass: every table staged, hidden, with its manifest
+    # the raw step standardized in its own pass: every table staged, hidden, with its manifest,
+    # but the pages, which are raw_pages
     staged = hidden(object_files(uri))
-    assert len(staged) == len(TABLES) + 1
+    assert len(staged) == len(TABLES)
     assert f"raw/raw_records/.{KEY}.staged.json" in staged
     assert not lake.partition_exists(remote.store, GROUP, "episodes", KEY)  # not yet visible
     taken = {}
@@ -194,6 +195,11 @@ def test_tables_staged_on_s3_are_taken_byte_for_byte_as_on_disk(
         assert result.success and all(checks(result).values()), checks(result)
         taken[resource.is_local] = metadata(result)
     assert object_files(uri) == local_files(dagster_lake.root)  # and nothing staged is left
+    objects = object_files(uri)  # the pages: raw_pages as it is, copied in the store
+    assert (
+        objects[f"standardized/dom_snapshots/{KEY}.parquet"]
+        == objects[f"raw/raw_pages/{KEY}.parquet"]
+    )
     assert taken[True] == taken[False]
     assert taken[False]["episodes"]["dagster/row_count"] > 0
     # standardized again, from the raw table now that nothing is staged: the same objects
@@ -237,7 +243,7 @@ def test_a_pass_cut_before_its_manifest_is_never_taken_on_s3(
     with monkeypatch.context() as patch:
         patch.setattr(ObjectStaging, "write_manifest", store_away)
         assert not run(remote, ephemeral_instance, RAW, KEY).success
-    assert len(hidden(object_files(uri))) == len(TABLES)  # staged, but vouched for by nothing
+    assert len(hidden(object_files(uri))) == len(TABLES) - 1  # staged, vouched for by nothing
     for resource in (dagster_lake.resource, remote):
         if resource.is_local:
             assert run(resource, ephemeral_instance, RAW, KEY).success

@@ -12,9 +12,10 @@ import orjson
 import pyarrow.parquet as pq
 import pytest
 
-from bigaction_assets import lake, lake_writer, staging
+from bigaction_assets import ingest, lake, lake_writer, staging
 from bigaction_assets.defs.raw.assets import raw_records
 from bigaction_assets.defs.standardized.assets import GROUP, TABLES, standardized_tables
+from bigaction_assets.page_cuts import PagesMissing
 from bigaction_assets.sources.mind2web import Mind2WebAdapter
 
 REPO_LANDING = Path(__file__).resolve().parents[1] / "landing"
@@ -58,17 +59,62 @@ def staged_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob(".*") if p.name.endswith((".staged", ".staged.json")))
 
 
+class ListSink:
+    """Takes the pages a pass hands to `raw_pages`."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.rows.append(row)
+
+    @property
+    def total(self) -> int:
+        return len(self.rows)
+
+
 def test_staged_tables_are_byte_for_byte_what_the_raw_table_gives(materialize, dagster_lake):
     root = dagster_lake.data / "lake"
     materialize([raw_records])
-    assert len(staged_files(root)) == len(TABLES) + 1  # the tables and their manifest
+    # the tables but the pages (they are raw_pages), and their manifest
+    assert len(staged_files(root)) == len(TABLES)
     from_pass = materialize([standardized_tables])
     assert staged_files(root) == []
+    pages = lake.partition_path(root, "raw", "raw_pages", KEY)
+    assert pages.samefile(lake.partition_path(root, GROUP, "dom_snapshots", KEY))
     taken = tables(root)
     from_table = materialize([standardized_tables])  # nothing staged now: reads the raw table
-    assert tables(root) == taken
+    assert tables(root) == taken  # the pages the raw table's records give back are raw_pages
     assert from_pass == from_table
     assert from_pass["episodes"]["dagster/row_count"] > 0
+    assert from_pass["dom_snapshots"]["dagster/row_count"] > 0
+
+
+def test_the_raw_table_gives_back_every_record_as_it_stood(materialize, dagster_lake):
+    """The pages are cut out of the stored texts, and put back whole when the table is read."""
+    root = dagster_lake.data / "lake"
+    materialize([raw_records])
+    adapter, landing = Mind2WebAdapter(), dagster_lake.landing
+    files = ingest.dataset_files(landing, adapter, "train_demo")
+    landed = [row["text"] for row in ingest.raw_records(adapter, "train_demo", files, landing)]
+    stored = pq.read_table(lake.partition_path(root, "raw", "raw_records", KEY))
+    assert all(stored["pages"].to_pylist())  # every task's pages were cut out
+    assert sum(len(text) for text in stored["text"].to_pylist()) < sum(map(len, landed)) / 3
+    read = ingest.raw_partition_rows(root, KEY, unreadable=False)
+    assert [row["text"] for row in read] == landed
+
+
+def test_a_raw_pages_file_short_of_a_page_is_a_clear_error(materialize, dagster_lake):
+    """Pages lost from raw_pages stop the standardize step, naming what is missing, rather than
+    standardize records with holes (and the pass's tables, vouched for other pages, stay out)."""
+    root = dagster_lake.data / "lake"
+    materialize([raw_records])
+    path = lake.partition_path(root, "raw", "raw_pages", KEY)
+    table = pq.read_table(path)
+    with lake_writer.open_partition(root, "raw", "raw_pages", KEY, table.schema) as writer:
+        writer.write(table.slice(0, table.num_rows - 1))
+    with pytest.raises(PagesMissing, match="raw_pages ends before the record's pages"):
+        materialize([standardized_tables])
 
 
 def test_a_rewritten_raw_partition_is_standardized_from_the_table(materialize, dagster_lake):
@@ -82,6 +128,8 @@ def test_a_rewritten_raw_partition_is_standardized_from_the_table(materialize, d
     metadata = materialize([standardized_tables])
     assert metadata["episodes"]["dagster/row_count"] == table.num_rows - 1
     assert staged_files(root) == []
+    pages = lake.partition_path(root, GROUP, "dom_snapshots", KEY)
+    assert not pages.samefile(lake.partition_path(root, "raw", "raw_pages", KEY))
 
 
 @pytest.mark.parametrize(
@@ -129,7 +177,7 @@ def test_a_failing_raw_write_is_not_swallowed(tmp_path):
     source = landing / "mind2web" / "train_demo.json"
     shutil.copy(REPO_LANDING / "mind2web" / "train_demo.json", source)
     models = {name: (model, columns) for name, (model, _, columns) in TABLES.items()}
-    staged = staging.StagedTables(tmp_path / "lake", GROUP, KEY, models, "1")
+    staged = staging.StagedTables(tmp_path / "lake", GROUP, KEY, models, "1", ListSink())
 
     def add_raw(row: dict[str, Any]) -> None:
         raise OSError("disk full")
@@ -146,7 +194,7 @@ def test_a_new_pass_discards_what_the_last_one_staged(materialize, dagster_lake)
     materialize([raw_records])
     assert staged_files(root)
     models = {name: (model, columns) for name, (model, _, columns) in TABLES.items()}
-    with staging.StagedTables(root, GROUP, KEY, models, "1") as rerun:
+    with staging.StagedTables(root, GROUP, KEY, models, "1", ListSink()) as rerun:
         assert staged_files(root) == []  # only its own temp files, not yet staged
         rerun.abandon()
     assert staging.take(root, GROUP, KEY, list(TABLES), "1") is None

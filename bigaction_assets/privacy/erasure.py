@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -179,36 +180,70 @@ def erase_lake(lake: Lake, forgotten: Forgotten) -> dict[str, dict[str, int]]:
     for group, asset in lake_tables(lake):
         for stem in [_stem(f) for f in table_files(lake, group, asset)]:
             events = (group, asset) == ("standardized", "events")
-            if events and (pages := drop_their_pages(lake, stem, forgotten)):
-                erased.setdefault("standardized/dom_snapshots", {})[stem] = pages
+            if events:
+                for table, pages in drop_their_pages(lake, stem, forgotten).items():
+                    erased.setdefault(table, {})[stem] = pages
             count = erase_partition(lake, group, asset, stem, forgotten)
             if count:
                 erased.setdefault(f"{group}/{asset}", {})[stem] = count
     return erased
 
 
-def drop_their_pages(lake: Lake, key: str, forgotten: Forgotten) -> int:
-    """Remove the pages of a standardized partition that no event but the forgotten senders'
-    shows (none while its events hold no row of theirs)."""
-    if not partition_exists(lake, "standardized", "dom_snapshots", key):
-        return 0
+# where a partition's pages are: its standardized table, and the raw layer's (the pages cut
+# out of its raw records: `page_cuts`), the same rows while nothing has rewritten either
+PAGE_TABLES = (("standardized", "dom_snapshots"), ("raw", "raw_pages"))
+
+
+def drop_their_pages(lake: Lake, key: str, forgotten: Forgotten) -> dict[str, int]:
+    """Remove the pages of a partition that no event but the forgotten senders' shows (none
+    while its events hold no row of theirs), from each table that holds them; how many, by
+    table. `raw_pages` also keeps every page cut out of a raw record that is still there (the
+    raw tables are erased before the standardized ones): without it the record could not be
+    read whole, and the record, if theirs, held the page before the cut too."""
     events = partition_file(lake, "standardized", "events", key)
     if not partition_exists(lake, "standardized", "events", key):
-        return 0
+        return {}
     if count_in_file(events, forgotten, lake) == 0:
-        return 0
+        return {}
     columns = ["html_sha", *identity_columns(parquet_reader(lake, events).schema_arrow)]
     table = read_arrow(lake, "standardized", "events", key, columns=columns)
     theirs = row_mask(table, forgotten, holds_texts(events))
     kept = table["html_sha"] if theirs is None else table.filter(pc.invert(theirs))["html_sha"]
     used = pc.unique(pc.drop_null(kept.combine_chunks()))
-    shas = read_arrow(lake, "standardized", "dom_snapshots", key, columns=["html_sha"])["html_sha"]
+    dropped = {}
+    for group, asset in PAGE_TABLES:
+        if partition_exists(lake, group, asset, key):
+            keep = used
+            if group == "raw":
+                keep = pc.unique(pa.concat_arrays([used, _cut_out(lake, key).cast(used.type)]))
+            orphans = _keep_pages(lake, group, asset, key, keep)
+            if orphans:
+                dropped[f"{group}/{asset}"] = orphans
+    return dropped
+
+
+def _cut_out(lake: Lake, key: str) -> pa.Array:
+    """The html_sha of every page cut out of the partition's raw records (`page_cuts`)."""
+    shas: set[str] = set()
+    if partition_exists(lake, "raw", "raw_records", key):
+        names = parquet_reader(
+            lake, partition_file(lake, "raw", "raw_records", key)
+        ).schema_arrow.names
+        if "pages" in names:
+            notes = read_arrow(lake, "raw", "raw_records", key, columns=["pages"])["pages"]
+            for note in pc.drop_null(notes).to_pylist():
+                shas.update(cut[1] for cut in orjson.loads(note))
+    return pa.array(sorted(shas), pa.large_string())
+
+
+def _keep_pages(lake: Lake, group: str, asset: str, key: str, used: pa.Array) -> int:
+    shas = read_arrow(lake, group, asset, key, columns=["html_sha"])["html_sha"]
     orphans = pc.sum(pc.invert(pc.is_in(shas, value_set=used))).as_py() or 0
     if not orphans:
         return 0
-    schema = parquet_reader(lake, partition_file(lake, "standardized", "dom_snapshots", key))
-    with open_partition(lake, "standardized", "dom_snapshots", key, schema.schema_arrow) as writer:
-        for batch in iter_partition_batches(lake, "standardized", "dom_snapshots", key, 256):
+    schema = parquet_reader(lake, partition_file(lake, group, asset, key)).schema_arrow
+    with open_partition(lake, group, asset, key, schema) as writer:
+        for batch in iter_partition_batches(lake, group, asset, key, 256):
             keep = pc.is_in(batch["html_sha"], value_set=used)
-            writer.write(pa.Table.from_batches([batch.filter(keep)], schema=schema.schema_arrow))
+            writer.write(pa.Table.from_batches([batch.filter(keep)], schema=schema))
     return orphans

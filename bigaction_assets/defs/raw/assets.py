@@ -15,11 +15,11 @@ from bigaction_assets.gc_pause import collection_paused
 from bigaction_assets.lake_writer import open_partition
 from bigaction_assets.privacy.withhold import WITHHELD, sender_filter
 from bigaction_assets.schemas import arrow_schema
-from bigaction_assets.schemas.raw import RawRecordSchema
+from bigaction_assets.schemas.raw import RawPageSchema, RawRecordSchema
 from bigaction_assets.sink import ValidatedSink
 from bigaction_assets.sources import split_partition_key
 
-RAW_VERSION = "1"
+RAW_VERSION = "2"  # 2: pages cut out of the records into raw_pages
 
 
 @dg.asset(
@@ -36,25 +36,32 @@ def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
     withhold = sender_filter(adapter, lake.store, lake.landing)
     errors: Counter[str] = Counter()
     preview: list[dict] = []
-    schema = arrow_schema(RawRecordSchema)
-    # Standardize in this same pass (see `staging`), except records of people, which must not
-    # sit anywhere an erasure does not look (the standardize step then reads the raw table).
-    staged = (
-        None
-        if getattr(adapter, "holds_personal_data", False)
-        else staging.StagedTables(
-            lake.store,
-            GROUP,
-            context.partition_key,
-            {name: (model, columns) for name, (model, _, columns) in TABLES.items()},
-            STANDARDIZE_VERSION,
-        )
-    )
+    key = context.partition_key
     with (
-        staged or nullcontext(),
-        open_partition(lake.store, "raw", "raw_records", context.partition_key, schema) as writer,
+        open_partition(lake.store, "raw", "raw_pages", key, arrow_schema(RawPageSchema)) as pages,
+        open_partition(
+            lake.store, "raw", "raw_records", key, arrow_schema(RawRecordSchema)
+        ) as writer,
         collection_paused(),
     ):
+        page_sink = ValidatedSink(
+            RawPageSchema, pages, max_rows=ingest.SINK_ROWS, max_chars=ingest.SINK_CHARS
+        )
+        # Standardize in this same pass (see `staging`), except records of people, which must
+        # not sit anywhere an erasure does not look (the standardize step then reads the raw
+        # table); the pages that pass meets go to `raw_pages`, cut out of the records' texts.
+        staged = (
+            None
+            if getattr(adapter, "holds_personal_data", False)
+            else staging.StagedTables(
+                lake.store,
+                GROUP,
+                key,
+                {name: (model, columns) for name, (model, _, columns) in TABLES.items()},
+                STANDARDIZE_VERSION,
+                page_sink,
+            )
+        )
         sink = ValidatedSink(RawRecordSchema, writer, max_chars=ingest.SINK_CHARS)
 
         def add(row: dict[str, Any]) -> None:
@@ -64,14 +71,17 @@ def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
             if len(preview) < 5:
                 preview.append({k: row[k] for k in ("file", "line", "record_id", "error")})
 
-        staging.read_and_stage(adapter, dataset, files, lake.landing, add, staged, withhold)
-        sink.flush()
+        with staged or nullcontext():
+            staging.read_and_stage(adapter, dataset, files, lake.landing, add, staged, withhold)
+            sink.flush()
+            page_sink.flush()
     if staged is not None:
         staged.finish()
     lake.refresh_catalog(context.log)
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": sink.total,
+            "raw_pages": page_sink.total,
             **totals_across_partitions(lake, "raw", "raw_records"),
             "files": [str(path) for path in files],
             "input_bytes": sum(path.stat().st_size for path in files),
