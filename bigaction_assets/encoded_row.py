@@ -15,11 +15,17 @@ class EncodedRow(dict[str, Any]):
     the row still holds that string: a value put in its place (a scrubbed page, say), by any
     means, is stored as itself."""
 
-    __slots__ = ("_utf8",)
+    __slots__ = ("_literals", "_utf8")
 
-    def __init__(self, values: dict[str, Any], utf8: dict[str, bytes]) -> None:
+    def __init__(
+        self,
+        values: dict[str, Any],
+        utf8: dict[str, bytes],
+        literals: dict[str, bytes] | None = None,
+    ) -> None:
         super().__init__(values)
         self._utf8 = {name: (values[name], encoded) for name, encoded in utf8.items()}
+        self._literals = {name: (values[name], text) for name, text in (literals or {}).items()}
 
     def carries(self, name: str) -> bool:
         """Whether the row came with `name`'s UTF-8."""
@@ -28,6 +34,14 @@ class EncodedRow(dict[str, Any]):
     def utf8_of(self, name: str) -> bytes | None:
         """`name`'s UTF-8, if the row still holds the string it was encoded from."""
         kept = self._utf8.get(name)
+        if kept is None or self.get(name) is not kept[0]:
+            return None
+        return kept[1]
+
+    def take_literal(self, name: str) -> bytes | None:
+        """`name` as a JSON string literal (orjson's), once, if it was written with the row
+        and the row still holds that string: the raw step needs it once, and then not held."""
+        kept = self._literals.pop(name, None)
         if kept is None or self.get(name) is not kept[0]:
             return None
         return kept[1]

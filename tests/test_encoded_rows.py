@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 
+import orjson
 import pandera.errors
 import pyarrow as pa
 import pytest
@@ -125,3 +126,17 @@ def test_encoded_bytes_are_taken_as_they_are() -> None:
     table = validated_table(DomSnapshotSchema, [row])
     assert table.column("raw_html").to_pylist() == ["<p>bytes</p>"]
     assert table.column("raw_html").type == pa.large_string()
+
+
+def test_a_long_page_comes_with_its_json_string_once_while_the_row_holds_it() -> None:
+    """The raw step cuts a page's JSON string out of its record: the snapshot hands it over
+    once (then it is not held), and not for a string put in the page's place meanwhile."""
+    page = '<p class="x">caf\u00e9\n</p>' * 100
+    row = page_snapshot(page, page + "!")
+    assert row.take_literal("raw_html") == orjson.dumps(page)
+    assert row.take_literal("raw_html") is None
+    row["cleaned_html"] = "<p>scrubbed</p>" * 100
+    assert row.take_literal("cleaned_html") is None
+    short = page_snapshot("<p>short</p>", None)
+    assert short.take_literal("raw_html") is None  # too short to be cut out
+    assert page_snapshot("\ud800" * 2000, None).take_literal("raw_html") is None  # unwritable
