@@ -15,22 +15,25 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
-def page_snapshot(raw_html: str | None, cleaned_html: str | None) -> dict[str, Any] | None:
+def page_snapshot(
+    raw_html: str | None, cleaned_html: str | None, literals: bool = True
+) -> dict[str, Any] | None:
     """A `dom_snapshots` row, keyed by the sha256 of raw_html (cleaned_html when it is all
     there is); None when there is no page at all. Encodes the page once for key and size, and
     keeps that UTF-8 for the lake's writer (`EncodedRow`); a long page also as the JSON string
     the raw step looks for in its record (`page_cuts`), written first: orjson leaves the
-    page's UTF-8 cached on the string, which makes the encoding after it a copy."""
+    page's UTF-8 cached on the string, which makes the encoding after it a copy. Without
+    `literals` (a source whose records are never cut: people's, never staged), not."""
     if raw_html is None and cleaned_html is None:
         return None
     keyed, column = (
         (raw_html, "raw_html") if raw_html is not None else (cleaned_html, "cleaned_html")
     )
     assert keyed is not None
-    literals = {
+    as_json = {
         name: written
         for name, value in (("raw_html", raw_html), ("cleaned_html", cleaned_html))
-        if (written := json_literal(value)) is not None
+        if literals and (written := json_literal(value)) is not None
     }
     try:
         encoded = keyed.encode("utf-8")
@@ -44,7 +47,7 @@ def page_snapshot(raw_html: str | None, cleaned_html: str | None) -> dict[str, A
         "cleaned_html": cleaned_html,
         "raw_bytes": len(encoded) if raw_html is not None else 0,
     }
-    return EncodedRow(values, utf8, literals)
+    return EncodedRow(values, utf8, as_json)
 
 
 def json_literal(page: str | None) -> bytes | None:

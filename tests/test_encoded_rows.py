@@ -140,3 +140,4 @@ def test_a_long_page_comes_with_its_json_string_once_while_the_row_holds_it() ->
     short = page_snapshot("<p>short</p>", None)
     assert short.take_literal("raw_html") is None  # too short to be cut out
     assert page_snapshot("\ud800" * 2000, None).take_literal("raw_html") is None  # unwritable
+    assert page_snapshot(page, None, literals=False).take_literal("raw_html") is None
