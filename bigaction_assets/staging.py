@@ -23,6 +23,7 @@ import orjson
 import pandera.polars as pandera
 
 from bigaction_assets import ingest, standardized_rows
+from bigaction_assets.hashing import pages_for_cutting
 from bigaction_assets.images.resolve import ImageResolver
 from bigaction_assets.lake import Lake
 from bigaction_assets.page_cuts import cut_pages
@@ -220,10 +221,11 @@ def read_and_stage(
 
     images = ImageResolver(landing, adapter.name, dataset)
     try:
-        for out in standardized_rows.standardize(adapter, dataset, readable(), images=images):
-            if not staged.usable:
-                break
-            staged.add(out)
+        with pages_for_cutting():
+            for out in standardized_rows.standardize(adapter, dataset, readable(), images=images):
+                if not staged.usable:
+                    break
+                staged.add(out)
     except _ReadFailed as failed:
         staged.abandon()
         raise failed.__cause__ from None

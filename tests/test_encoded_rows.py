@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 
 from bigaction_assets.encoded_row import EncodedRow
-from bigaction_assets.hashing import page_snapshot
+from bigaction_assets.hashing import page_snapshot, pages_for_cutting
 from bigaction_assets.schemas import validated_table
 from bigaction_assets.schemas.standardized import DomSnapshotSchema
 
@@ -132,12 +132,16 @@ def test_a_long_page_comes_with_its_json_string_once_while_the_row_holds_it() ->
     """The raw step cuts a page's JSON string out of its record: the snapshot hands it over
     once (then it is not held), and not for a string put in the page's place meanwhile."""
     page = '<p class="x">caf\u00e9\n</p>' * 100
-    row = page_snapshot(page, page + "!")
+    assert page_snapshot(page, None).take_literal("raw_html") is None  # no cut to come
+    with pages_for_cutting():
+        row = page_snapshot(page, page + "!")
+        short = page_snapshot("<p>short</p>", None)
+        surrogate = page_snapshot("\ud800" * 2000, None)
+        telemetry = page_snapshot(page, None, literals=False)
     assert row.take_literal("raw_html") == orjson.dumps(page)
     assert row.take_literal("raw_html") is None
     row["cleaned_html"] = "<p>scrubbed</p>" * 100
     assert row.take_literal("cleaned_html") is None
-    short = page_snapshot("<p>short</p>", None)
     assert short.take_literal("raw_html") is None  # too short to be cut out
-    assert page_snapshot("\ud800" * 2000, None).take_literal("raw_html") is None  # unwritable
-    assert page_snapshot(page, None, literals=False).take_literal("raw_html") is None
+    assert surrogate.take_literal("raw_html") is None  # unwritable
+    assert telemetry.take_literal("raw_html") is None
