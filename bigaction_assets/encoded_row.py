@@ -38,6 +38,13 @@ class EncodedRow(dict[str, Any]):
             return None
         return kept[1]
 
+    def literal_of(self, name: str) -> bytes | None:
+        """`name` as a JSON string literal, if written with the row and still the row's."""
+        kept = self._literals.get(name)
+        if kept is None or self.get(name) is not kept[0]:
+            return None
+        return kept[1]
+
     def take_literal(self, name: str) -> bytes | None:
         """`name` as a JSON string literal (orjson's), once, if it was written with the row
         and the row still holds that string: the raw step needs it once, and then not held."""

@@ -23,6 +23,7 @@ PAGE_COLUMNS = ("raw_html", "cleaned_html")
 MIN_CUT_BYTES = 1024
 UTF8, ASCII = "utf8", "ascii"
 PIECE_BYTES = 64  # of a literal, searched for before the whole is compared where it stands
+WINDOW_PAGES = 64  # pages a reader keeps at hand: a task's, whose rows need them out of order
 
 
 class PagesMissing(ValueError):
@@ -113,6 +114,24 @@ def _cut_repeats(
                 break
 
 
+def page_piece(page: Mapping[str, Any]) -> bytes | None:
+    """A piece of the middle of the page's main literal, as `_free_position` looks for it: a
+    quick test of which record's text can hold the page."""
+    column = "raw_html" if isinstance(page.get("raw_html"), str) else "cleaned_html"
+    peek = getattr(page, "literal_of", None)
+    written = peek(column) if peek else None
+    if written is None:
+        value = page.get(column)
+        if not isinstance(value, str) or len(value) < MIN_CUT_BYTES // 4:
+            return None
+        try:
+            written = orjson.dumps(value)
+        except orjson.JSONEncodeError:
+            return None
+    middle = len(written) // 2
+    return written[middle : middle + PIECE_BYTES]
+
+
 def _free_position(
     text: bytes,
     encoded: bytes,
@@ -165,9 +184,10 @@ def restore_pages(
 
 class PageCursor:
     """Restores the records of a partition in order from its `raw_pages` rows, read in order
-    alongside: a record's cuts name only pages that came out while it was being standardized,
-    so they lie after those of every record before it, and one record's pages are held at a
-    time."""
+    alongside: a record's cuts name only pages that came out while it, or the task it is a row
+    of, was being standardized, so they lie after those of the records before, but for the
+    rows of one task, whose pages come in the order of its steps. The last `WINDOW_PAGES`
+    pages read stay at hand for those."""
 
     def __init__(self, page_rows: Iterator[Mapping[str, Any]]) -> None:
         self.page_rows = page_rows
@@ -183,6 +203,6 @@ class PageCursor:
                 missing = sorted(needed.difference(self.window))
                 raise PagesMissing(f"raw_pages ends before the record's pages {missing}")
             self.window[row["html_sha"]] = row
-        restored = restore_pages(text, pages, self.window)
-        self.window = {}
-        return restored
+            if len(self.window) > WINDOW_PAGES:
+                del self.window[next(iter(self.window))]
+        return restore_pages(text, pages, self.window)

@@ -26,7 +26,7 @@ from bigaction_assets import ingest, standardized_rows
 from bigaction_assets.hashing import pages_for_cutting
 from bigaction_assets.images.resolve import ImageResolver
 from bigaction_assets.lake import Lake
-from bigaction_assets.page_cuts import cut_pages
+from bigaction_assets.page_cuts import cut_pages, page_piece
 from bigaction_assets.privacy.withhold import SenderFilter
 from bigaction_assets.schemas import arrow_schema
 from bigaction_assets.sink import ValidatedSink
@@ -55,7 +55,11 @@ class StagedTables:
         self, lake: Lake, group: str, key: str, tables: Tables, version: str, pages: ValidatedSink
     ) -> None:
         self.area, self.key, self.tables, self.version = staging_area(lake), key, tables, version
-        self.pages, self.new_pages = pages, []
+        self.pages = pages
+        # what the pass's cutting has not yet seen: pages with the records they came from, and
+        # the records whose episode or reject is out (`read_and_stage`)
+        self.new_pages: list[tuple[dict[str, Any], tuple[int, ...]]] = []
+        self.finished: list[int] = []
         self.pass_id = uuid.uuid4().hex
         self.area.discard(group, list(tables), key)
         self.writers = {
@@ -88,19 +92,23 @@ class StagedTables:
             return
         if row.table == PAGES:
             self.pages.add(row.values)
-            self.new_pages.append(row.values)
+            self.new_pages.append((row.values, row.records))
         else:
             self.sinks[row.table].add(row.values)
+            if row.table in ("episodes", "rejects"):
+                self.finished.extend(row.records)
         if row.table == "rejects":
             self.reasons[row.values["reason"]] += 1
         preview = self.previews[row.table]
         if len(preview) < PREVIEW_ROWS:
             preview.append({c: row.values.get(c) for c in self.tables[row.table][1]})
 
-    def take_new_pages(self) -> list[dict[str, Any]]:
-        """The pages added since the last call: the ones the record being read can hold."""
-        pages, self.new_pages = self.new_pages, []
-        return pages
+    def take_news(self) -> tuple[list[tuple[dict[str, Any], tuple[int, ...]]], list[int]]:
+        """The pages added since the last call, each with the records it may be cut out of,
+        and the records finished since (their episode or reject is out)."""
+        news = self.new_pages, self.finished
+        self.new_pages, self.finished = [], []
+        return news
 
     def abandon(self) -> None:
         """The standardize step will work from the raw table instead."""
@@ -173,6 +181,71 @@ class _ReadFailed(Exception):
     """Reading or writing a raw record failed: the raw step's own error, never swallowed."""
 
 
+# Rows held back until their record is standardized, so that its pages can be cut out of them:
+# one record for a task per record, a task's rows for step rows (the adapter ends a task when
+# the next one's first row comes). Past these bounds the oldest goes on with what it has.
+WAITING_ROWS = 256
+WAITING_BYTES = 64 << 20
+
+
+class _Waiting:
+    """A raw row held back, and the pages found to stand in its text so far."""
+
+    __slots__ = ("done", "pages", "row")
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.row, self.pages, self.done = row, [], False
+
+
+class _RowsToCut:
+    """The raw rows of the pass in order, each handed to `add_raw` once its record is done,
+    with its pages cut out (`page_cuts`): the order the raw table and `raw_pages` keep."""
+
+    def __init__(self, staged: StagedTables, add_raw: Callable[[dict[str, Any]], None]) -> None:
+        self.staged, self.add_raw = staged, add_raw
+        self.waiting: dict[int, _Waiting] = {}
+        self.held_bytes = 0
+
+    def hold(self, row: dict[str, Any]) -> None:
+        self.waiting[row["record_index"]] = _Waiting(row)
+        self.held_bytes += len(row["text"])
+
+    def settle(self, everything: bool = False) -> None:
+        pages, finished = self.staged.take_news()
+        for page, records in pages:
+            holder = self._holder(page, records)
+            if holder is not None:
+                holder.pages.append(page)
+        for index in finished:
+            if index in self.waiting:
+                self.waiting[index].done = True
+        while self.waiting:
+            head = next(iter(self.waiting.values()))
+            full = len(self.waiting) > WAITING_ROWS or self.held_bytes > WAITING_BYTES
+            if not (everything or head.done or full):
+                return
+            del self.waiting[head.row["record_index"]]
+            self.held_bytes -= len(head.row["text"])
+            head.row["text"], head.row["pages"] = cut_pages(head.row["text"], head.pages)
+            self.add_raw(head.row)
+
+    def _holder(self, page: dict[str, Any], records: tuple[int, ...]) -> _Waiting | None:
+        """The held row whose text the page can be in: a record's own, or among a task's
+        rows the first whose text holds a piece of the page as written."""
+        holders = [self.waiting[i] for i in records if i in self.waiting]
+        if len(holders) <= 1:
+            return holders[0] if holders else None
+        piece = page_piece(page)
+        if piece is None:
+            return None
+        # a task's n-th page is likeliest in its n-th row: look there first
+        start = sum(len(h.pages) for h in holders) % len(holders)
+        for holder in holders[start:] + holders[:start]:
+            if piece in holder.row["text"]:
+                return holder
+        return None
+
+
 def read_and_stage(
     adapter: SourceAdapter,
     dataset: str,
@@ -185,28 +258,23 @@ def read_and_stage(
     """Hand every raw row to `add_raw`, but those of forgotten senders `withhold` knows; while
     `staged` stays usable, standardize the readable records into it in the same pass, with the
     values reading them produced. A row is handed on once its record is standardized, with the
-    pages that came out of it meanwhile cut out of its text (they are in `raw_pages`)."""
+    pages that came out of it cut out of its text (they are in `raw_pages`)."""
     records = ingest.parsed_raw_records(adapter, dataset, files, landing, withhold)
     if staged is None:
         for row, _ in records:
             add_raw(row)
         return
     seen_ids: set[str] = set()
-    waiting: list[dict[str, Any]] = []  # the row of the record being standardized
-
-    def settle() -> None:
-        if waiting:
-            row = waiting.pop()
-            row["text"], row["pages"] = cut_pages(row["text"], staged.take_new_pages())
-            add_raw(row)
+    held = _RowsToCut(staged, add_raw)
 
     def readable() -> Iterator[dict[str, Any]]:
         while True:
             try:
                 row, value = next(records)
-                settle()
+                held.settle()
                 record_id = row["record_id"]
                 if row["error"] is not None or record_id in seen_ids:
+                    held.settle(everything=True)  # the rows before it, in order
                     add_raw(row)
                     staged.abandon()
                     return
@@ -216,7 +284,7 @@ def read_and_stage(
                 raise _ReadFailed from exc
             if record_id is not None:
                 seen_ids.add(record_id)
-            waiting.append(row)
+            held.hold(row)
             yield {**row, "value": value}
 
     images = ImageResolver(landing, adapter.name, dataset)
@@ -231,6 +299,6 @@ def read_and_stage(
         raise failed.__cause__ from None
     except Exception:  # the adapter's own failure: the standardize step meets it again
         staged.abandon()
-    settle()
+    held.settle(everything=True)
     for row, _ in records:  # whatever the standardizing pass left unread
         add_raw(row)

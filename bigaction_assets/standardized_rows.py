@@ -48,6 +48,9 @@ class Row:
 
     table: str
     values: dict[str, Any]
+    records: tuple[int, ...] = ()
+    """The raw records (`record_index`) an episode, its pages or a reject came from: what the
+    raw step's pass needs to know which records a page may be cut out of, and which are done."""
 
 
 def repeated_ids(record_ids: Iterable[str | None]) -> set[str]:
@@ -129,14 +132,15 @@ def standardize(
         if ambiguous:
             episode_id = _disambiguate(f"{episode_id}@{content_sha[:12]}", seen_episodes)
         seen_episodes.add(episode_id)
+        records = tuple(record.record_index for record in result.members or [result.origin])
         yield Row("episodes", {
             "episode_id": episode_id, "dataset": key, **result.episode,
             "source_file": result.origin.file, "source_record": result.origin.record_index,
             "num_events": len(events), "content_sha": content_sha, "schema_version": SCHEMA_VERSION,
-        })  # fmt: skip
+        }, records)  # fmt: skip
         for event in events:
             yield Row("events", {"episode_id": episode_id, **event})
-        yield from _page_rows(result, seen_pages)
+        yield from _page_rows(result, seen_pages, records)
         for candidate in result.candidates:
             yield Row("web_candidates", {"episode_id": episode_id, **candidate})
     yield from read_rejects
@@ -164,11 +168,13 @@ def _event_rows(result: StandardRecord) -> list[dict[str, Any]]:
     return rows
 
 
-def _page_rows(result: StandardRecord, seen_pages: set[str]) -> Iterator[Row]:
+def _page_rows(
+    result: StandardRecord, seen_pages: set[str], records: tuple[int, ...]
+) -> Iterator[Row]:
     for page in result.snapshots:
         if page["html_sha"] not in seen_pages:
             seen_pages.add(page["html_sha"])
-            yield Row("dom_snapshots", page)
+            yield Row("dom_snapshots", page, records)
 
 
 def _sha(value: Any) -> str:
@@ -183,7 +189,8 @@ def _rejection_row(adapter: SourceAdapter, dataset: str, rejection: Rejection) -
         "record_index": record.record_index,
         "text": record.text,
     }
-    return _reject(adapter, dataset, raw, "standardize", rejection.reason, rejection.detail)
+    row = _reject(adapter, dataset, raw, "standardize", rejection.reason, rejection.detail)
+    return Row(row.table, row.values, (record.record_index,))
 
 
 def _reject(
