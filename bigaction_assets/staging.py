@@ -37,6 +37,7 @@ FORMAT = 2  # of the manifest below
 PAGES = "dom_snapshots"  # the staged table that is `raw_pages` itself
 RAW_PAGES = ("raw", "raw_pages")
 PREVIEW_ROWS = 5
+RecordKey = tuple[str, int]  # a raw record in its partition: (file, record_index)
 # table -> (contract, columns its preview shows)
 Tables = dict[str, tuple[type[pandera.DataFrameModel], tuple[str, ...]]]
 
@@ -58,8 +59,8 @@ class StagedTables:
         self.pages = pages
         # what the pass's cutting has not yet seen: pages with the records they came from, and
         # the records whose episode or reject is out (`read_and_stage`)
-        self.new_pages: list[tuple[dict[str, Any], tuple[int, ...]]] = []
-        self.finished: list[int] = []
+        self.new_pages: list[tuple[dict[str, Any], tuple[RecordKey, ...]]] = []
+        self.finished: list[RecordKey] = []
         self.pass_id = uuid.uuid4().hex
         self.area.discard(group, list(tables), key)
         self.writers = {
@@ -103,7 +104,9 @@ class StagedTables:
         if len(preview) < PREVIEW_ROWS:
             preview.append({c: row.values.get(c) for c in self.tables[row.table][1]})
 
-    def take_news(self) -> tuple[list[tuple[dict[str, Any], tuple[int, ...]]], list[int]]:
+    def take_news(
+        self,
+    ) -> tuple[list[tuple[dict[str, Any], tuple[RecordKey, ...]]], list[RecordKey]]:
         """The pages added since the last call, each with the records it may be cut out of,
         and the records finished since (their episode or reject is out)."""
         news = self.new_pages, self.finished
@@ -203,11 +206,11 @@ class _RowsToCut:
 
     def __init__(self, staged: StagedTables, add_raw: Callable[[dict[str, Any]], None]) -> None:
         self.staged, self.add_raw = staged, add_raw
-        self.waiting: dict[int, _Waiting] = {}
+        self.waiting: dict[RecordKey, _Waiting] = {}
         self.held_bytes = 0
 
     def hold(self, row: dict[str, Any]) -> None:
-        self.waiting[row["record_index"]] = _Waiting(row)
+        self.waiting[row["file"], row["record_index"]] = _Waiting(row)
         self.held_bytes += len(row["text"])
 
     def settle(self, everything: bool = False) -> None:
@@ -224,12 +227,12 @@ class _RowsToCut:
             full = len(self.waiting) > WAITING_ROWS or self.held_bytes > WAITING_BYTES
             if not (everything or head.done or full):
                 return
-            del self.waiting[head.row["record_index"]]
+            del self.waiting[head.row["file"], head.row["record_index"]]
             self.held_bytes -= len(head.row["text"])
             head.row["text"], head.row["pages"] = cut_pages(head.row["text"], head.pages)
             self.add_raw(head.row)
 
-    def _holder(self, page: dict[str, Any], records: tuple[int, ...]) -> _Waiting | None:
+    def _holder(self, page: dict[str, Any], records: tuple[RecordKey, ...]) -> _Waiting | None:
         """The held row whose text the page can be in: a record's own, or among a task's
         rows the first whose text holds a piece of the page as written."""
         holders = [self.waiting[i] for i in records if i in self.waiting]

@@ -48,9 +48,10 @@ class Row:
 
     table: str
     values: dict[str, Any]
-    records: tuple[int, ...] = ()
-    """The raw records (`record_index`) an episode, its pages or a reject came from: what the
-    raw step's pass needs to know which records a page may be cut out of, and which are done."""
+    records: tuple[tuple[str, int], ...] = ()
+    """The raw records (file, record_index) an episode, its pages or a reject came from: what
+    the raw step's pass needs to know which records a page may be cut out of, and which are
+    done."""
 
 
 def repeated_ids(record_ids: Iterable[str | None]) -> set[str]:
@@ -132,7 +133,7 @@ def standardize(
         if ambiguous:
             episode_id = _disambiguate(f"{episode_id}@{content_sha[:12]}", seen_episodes)
         seen_episodes.add(episode_id)
-        records = tuple(record.record_index for record in result.members or [result.origin])
+        records = tuple((r.file, r.record_index) for r in result.members or [result.origin])
         yield Row("episodes", {
             "episode_id": episode_id, "dataset": key, **result.episode,
             "source_file": result.origin.file, "source_record": result.origin.record_index,
@@ -169,7 +170,7 @@ def _event_rows(result: StandardRecord) -> list[dict[str, Any]]:
 
 
 def _page_rows(
-    result: StandardRecord, seen_pages: set[str], records: tuple[int, ...]
+    result: StandardRecord, seen_pages: set[str], records: tuple[tuple[str, int], ...]
 ) -> Iterator[Row]:
     for page in result.snapshots:
         if page["html_sha"] not in seen_pages:
@@ -190,7 +191,7 @@ def _rejection_row(adapter: SourceAdapter, dataset: str, rejection: Rejection) -
         "text": record.text,
     }
     row = _reject(adapter, dataset, raw, "standardize", rejection.reason, rejection.detail)
-    return Row(row.table, row.values, (record.record_index,))
+    return Row(row.table, row.values, ((record.file, record.record_index),))
 
 
 def _reject(

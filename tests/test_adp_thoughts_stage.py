@@ -12,7 +12,9 @@ import pyarrow.parquet as pq
 from conftest import with_llm
 from llm_server import ScriptedServer
 
+from bigaction_assets import ingest
 from bigaction_assets.defs.llm_resource import LLMResource
+from bigaction_assets.sources.adp import ADAPTER as ADP
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "adp_thoughts"
 UPSTREAM = dg.AssetSelection.groups("raw", "standardized")
@@ -106,6 +108,11 @@ def test_the_raw_table_gives_the_same_thoughts_as_the_raw_pass(
         return {k: getattr(v, "value", v) for k, v in episodes.materialization.metadata.items()}
 
     from_pass = run(UPSTREAM)
+    # the raw rows of both files (the cache's record numbers start at 0 too), each once
+    files = ingest.dataset_files(dagster_lake.landing, ADP, "swe-gym")
+    landed = [r["text"] for r in ingest.raw_records(ADP, "swe-gym", files, dagster_lake.landing)]
+    stored = ingest.raw_partition_rows(dagster_lake.data / "lake", key, unreadable=False)
+    assert len(files) == 2 and [r["text"] for r in stored] == landed
     events = dagster_lake.table("standardized", "events", key).read_bytes()
     from_table = run(dg.AssetSelection.groups("standardized"))  # nothing staged any more
     assert dagster_lake.table("standardized", "events", key).read_bytes() == events
