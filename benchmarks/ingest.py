@@ -132,12 +132,13 @@ def floor_child(source: Path, out: Path, pages_twice: bool = False) -> dict:
     whole, so every page is compressed twice, in the raw text and in `dom_snapshots`.
     """
     import hashlib
+    from contextlib import nullcontext
 
     import orjson
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from bigaction_assets.hashing import page_snapshot
+    from bigaction_assets.hashing import page_snapshot, pages_for_cutting
     from bigaction_assets.page_cuts import cut_pages
 
     out.mkdir(parents=True, exist_ok=True)
@@ -159,6 +160,7 @@ def floor_child(source: Path, out: Path, pages_twice: bool = False) -> dict:
     with (
         pq.ParquetWriter(out / "raw_records.parquet", text_schema, **options) as raw_writer,
         pq.ParquetWriter(out / "raw_pages.parquet", page_schema, **options) as page_writer,
+        pages_for_cutting() if not pages_twice else nullcontext(),  # as the stage's pass
     ):
 
         def flush() -> None:

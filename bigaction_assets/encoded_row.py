@@ -48,7 +48,6 @@ class EncodedRow(dict[str, Any]):
     def take_literal(self, name: str) -> bytes | None:
         """`name` as a JSON string literal (orjson's), once, if it was written with the row
         and the row still holds that string: the raw step needs it once, and then not held."""
-        kept = self._literals.pop(name, None)
-        if kept is None or self.get(name) is not kept[0]:
-            return None
-        return kept[1]
+        written = self.literal_of(name)
+        self._literals.pop(name, None)
+        return written

@@ -8,10 +8,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-import orjson
-
 from bigaction_assets.encoded_row import EncodedRow
-from bigaction_assets.page_cuts import MIN_CUT_BYTES
+from bigaction_assets.page_cuts import long_literal
 
 # Whether the pages made here are about to be cut out of their records (the raw step's one
 # pass, `staging.read_and_stage`): only then is each worth writing as JSON too.
@@ -34,13 +32,11 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
-def page_snapshot(
-    raw_html: str | None, cleaned_html: str | None, literals: bool | None = None
-) -> dict[str, Any] | None:
+def page_snapshot(raw_html: str | None, cleaned_html: str | None) -> dict[str, Any] | None:
     """A `dom_snapshots` row, keyed by the sha256 of raw_html (cleaned_html when it is all
     there is); None when there is no page at all. Encodes the page once for key and size, and
-    keeps that UTF-8 for the lake's writer (`EncodedRow`); with `literals` (by default within
-    `pages_for_cutting`) a long page also as the JSON string its record holds (`page_cuts`)."""
+    keeps that UTF-8 for the lake's writer (`EncodedRow`); within `pages_for_cutting`, a long
+    page also as the JSON string its record holds (`page_cuts`)."""
     if raw_html is None and cleaned_html is None:
         return None
     keyed, column = (
@@ -50,8 +46,7 @@ def page_snapshot(
     as_json = {
         name: written
         for name, value in (("raw_html", raw_html), ("cleaned_html", cleaned_html))
-        if (literals if literals is not None else _FOR_CUTTING.get())
-        and (written := json_literal(value)) is not None
+        if _FOR_CUTTING.get() and (written := long_literal(value)) is not None
     }
     try:
         encoded = keyed.encode("utf-8")
@@ -66,15 +61,3 @@ def page_snapshot(
         "raw_bytes": len(encoded) if raw_html is not None else 0,
     }
     return EncodedRow(values, utf8, as_json)
-
-
-def json_literal(page: str | None) -> bytes | None:
-    """A page long enough to be cut out of its record, as orjson writes it (None otherwise, and
-    for a lone surrogate, which it does not write)."""
-    if page is None or len(page) < MIN_CUT_BYTES // 4:
-        return None
-    try:
-        written = orjson.dumps(page)
-    except orjson.JSONEncodeError:
-        return None
-    return written if len(written) >= MIN_CUT_BYTES else None

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 from bigaction_assets.images.refs import image_files
 from bigaction_assets.lake import Lake
 from bigaction_assets.lake_reader import iter_partition_batches
-from bigaction_assets.page_cuts import PageCursor
+from bigaction_assets.page_cuts import PageCursor, PagesMissing
 from bigaction_assets.privacy.withhold import SenderFilter
 from bigaction_assets.rerun.fingerprint import files_fingerprint
 from bigaction_assets.sources import partition_key
@@ -123,7 +123,13 @@ def raw_partition_rows(lake: Lake, key: str, *, unreadable: bool) -> Iterator[di
         text = table.column("text").cast(pa.large_binary())
         table = table.set_column(table.schema.get_field_index("text"), "text", text)
         for row in table.to_pylist():
-            row["text"] = cursor.restore(row["text"], row.pop("pages", None))
+            try:
+                row["text"] = cursor.restore(row["text"], row.pop("pages", None))
+            except PagesMissing as missing:
+                raise PagesMissing(
+                    f"{key}: the record at {row['file']} line {row['line']} cannot be read whole: "
+                    f"{missing} (materialize raw_records for this partition again)"
+                ) from None
             row["pages"] = None
             yield row
 

@@ -39,13 +39,23 @@ def literal(page: str, escaping: str) -> bytes:
     raise ValueError(f"unknown escaping {escaping!r}")
 
 
+def long_literal(page: object) -> bytes | None:
+    """The page as orjson writes it as a JSON string, if long enough to be worth cutting out
+    (None otherwise, and for a lone surrogate, which no encoder here writes)."""
+    if not isinstance(page, str) or len(page) < MIN_CUT_BYTES // 4:
+        return None
+    try:
+        written = orjson.dumps(page)
+    except orjson.JSONEncodeError:
+        return None
+    return written if len(written) >= MIN_CUT_BYTES else None
+
+
 def _literals(page: str, written: bytes | None) -> Iterator[tuple[str, bytes]]:
     """The literals `page` may stand as, likeliest first; `written`: orjson's, if at hand."""
+    written = written or long_literal(page)
     if written is None:
-        try:
-            written = orjson.dumps(page)
-        except orjson.JSONEncodeError:  # a lone surrogate: no encoder here writes it
-            return
+        return
     yield UTF8, written
     if not page.isascii():  # else both encoders write the same bytes
         yield ASCII, literal(page, ASCII)
@@ -65,8 +75,6 @@ def cut_pages(text: bytes, pages: Iterable[Mapping[str, Any]]) -> tuple[bytes, s
                 continue
             take = getattr(page, "take_literal", None)
             for escaping, encoded in _literals(value, take(column) if take else None):
-                if len(encoded) < MIN_CUT_BYTES:
-                    break
                 start = _free_position(text, encoded, cursor, spans)
                 if start >= 0:
                     spans.append((start, start + len(encoded), page["html_sha"], column, escaping))
@@ -119,15 +127,9 @@ def page_piece(page: Mapping[str, Any]) -> bytes | None:
     quick test of which record's text can hold the page."""
     column = "raw_html" if isinstance(page.get("raw_html"), str) else "cleaned_html"
     peek = getattr(page, "literal_of", None)
-    written = peek(column) if peek else None
+    written = (peek(column) if peek else None) or long_literal(page.get(column))
     if written is None:
-        value = page.get(column)
-        if not isinstance(value, str) or len(value) < MIN_CUT_BYTES // 4:
-            return None
-        try:
-            written = orjson.dumps(value)
-        except orjson.JSONEncodeError:
-            return None
+        return None
     middle = len(written) // 2
     return written[middle : middle + PIECE_BYTES]
 

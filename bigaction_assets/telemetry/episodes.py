@@ -95,9 +95,7 @@ def step_events(envelope: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[st
     """The events of one step, and its page snapshot when the level kept the HTML."""
     record = envelope["record"]
     bbox, viewport = _vision(record)
-    # people's records are never staged, so their pages are never cut out of them (`staging`)
-    html = record.get("html")
-    page = page_snapshot(html, None, literals=False) if isinstance(html, str) else None
+    page = page_snapshot(record["html"], None) if isinstance(record.get("html"), str) else None
     observation = {
         "kind": "web_observation", "actor": "environment", "url": record.get("url"),
         "html_sha": page["html_sha"] if page else None, "bbox": bbox,

@@ -1,4 +1,4 @@
-"""The raw layer: every landing record, untouched, in a typed envelope."""
+"""The raw layer: every landing record as written, in a typed envelope (its pages kept once)."""
 
 from collections import Counter
 from contextlib import nullcontext
@@ -29,7 +29,8 @@ RAW_VERSION = "2"  # 2: pages cut out of the records into raw_pages
     code_version=RAW_VERSION,
 )
 def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
-    """One row per record of a landing dataset, exactly as written, with read errors marked."""
+    """One row per record of a landing dataset, exactly as written, with read errors marked;
+    the pages a record holds are kept once, in raw_pages, and put back when it is read."""
     adapter, dataset = split_partition_key(context.partition_key)
     files = ingest.dataset_files(lake.landing, adapter, dataset)
     # records of senders who asked to be forgotten never reach the lake again (counted)
