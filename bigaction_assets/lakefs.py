@@ -3,9 +3,10 @@
 A local root (a path, or `file://`) is the default and is handled by lake.py exactly as before;
 an `s3://` root is any S3-protocol store (AWS S3, MinIO, GCS's S3 API, moto's server). Objects
 are written whole or not at all: a partition is written to a local spool file, uploaded under a
-hidden temporary key beside its final one, and moved onto it by a server-side copy, which S3
-makes visible in one step. (pyarrow's S3 output stream would complete its multipart upload when
-it is closed on an error, publishing half a file under the final key: hence the detour.)
+hidden temporary key beside its final one, and moved onto it by a server-side copy (in parts
+for an object over 5 GiB: `LakeRoot.copy_object`), which S3 makes visible in one step.
+(pyarrow's S3 output stream would complete its multipart upload when it is closed on an error,
+publishing half a file under the final key: hence the detour.)
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from bigaction_assets.upload_spools import new_spool
 CHUNK = 1 << 20
 WHOLE_READ_BYTES = 64 << 20
 """An object up to this size is read in one GET (`LakeRoot.consistent_read`)."""
+COPY_OBJECT_BYTES = 5 << 30
+"""The largest source S3's CopyObject takes (5 GiB), which is all pyarrow's `copy_file` and
+`move` send; a larger object is copied in parts by the store (`LakeRoot.copy_object`)."""
 
 
 class ChangedWhileRead(RuntimeError):
@@ -173,7 +177,7 @@ class LakeRoot:
             uploaded = self.filesystem.get_file_info(temporary).size
             if uploaded != spool.stat().st_size:  # never publish a short upload
                 raise OSError(f"upload of {key} stored {uploaded} of {spool.stat().st_size} bytes")
-            self.filesystem.move(temporary, key)  # S3: one server-side copy, then a delete
+            self.move_object(temporary, key)  # S3: a server-side copy, then a delete
         except BaseException:
             _delete_quietly(self.filesystem, temporary)
             raise
@@ -190,6 +194,39 @@ class LakeRoot:
 
     def delete(self, key: str) -> None:
         _delete_quietly(self.filesystem, key)
+
+    def copy_object(self, source: str, target: str) -> None:
+        """`target` made a copy of `source` by the store itself (the bytes do not come through
+        here), at any size: over `COPY_OBJECT_BYTES`, which S3 refuses to copy in one request
+        ("larger than the maximum allowable size for a copy source"), as a multipart upload
+        whose parts are copied ranges of the source (UploadPartCopy, through s3fs)."""
+        if not self._too_large_to_copy_whole(source):
+            self.filesystem.copy_file(source, target)
+            return
+        assert self.s3 is not None
+        try:
+            parts = self.s3.fsspec()
+        except ImportError as exc:
+            raise RuntimeError(
+                f"{source} is over {COPY_OBJECT_BYTES >> 30} GiB, which S3 copies only in "
+                "parts, through s3fs: install the cluster extra (uv sync --extra cluster)"
+            ) from exc
+        parts.copy(source, target)
+
+    def move_object(self, source: str, target: str) -> None:
+        """`source` renamed to `target`: on S3 a copy (`copy_object`, so at any size) and a
+        delete; `target` is whole the moment it appears."""
+        if not self._too_large_to_copy_whole(source):
+            self.filesystem.move(source, target)
+            return
+        self.copy_object(source, target)
+        self.filesystem.delete_file(source)
+
+    def _too_large_to_copy_whole(self, key: str) -> bool:
+        if self.s3 is None:
+            return False
+        size = self.filesystem.get_file_info(key).size  # None when it is not there
+        return size is not None and size > COPY_OBJECT_BYTES
 
     def beside(self, name: str) -> LakeRoot:
         """A root next to this one (`s3://b/p/lake` -> `s3://b/p/<name>`): where the outputs

@@ -173,7 +173,7 @@ class ObjectStaging:
         """FileNotFoundError when the staged object is gone (a new pass discarded it)."""
         source = self.staged_key(group, table, key, pass_id)
         try:
-            self.root.filesystem.move(source, partition_key(self.root, group, table, key))
+            self.root.move_object(source, partition_key(self.root, group, table, key))
         except (OSError, pa.ArrowException) as exc:
             if not self.root.exists(source):  # S3 answers a missing source with a plain error
                 raise FileNotFoundError(source) from exc
@@ -181,8 +181,8 @@ class ObjectStaging:
 
     def copy_partition(self, source: tuple[str, str], target: tuple[str, str], key: str) -> None:
         """Give `target` the partition object of `source` as it is (a copy the store makes
-        itself: the bytes do not come through here)."""
-        self.root.filesystem.copy_file(
+        itself, in parts when it is over 5 GiB: the bytes do not come through here)."""
+        self.root.copy_object(
             partition_key(self.root, *source, key), partition_key(self.root, *target, key)
         )
 

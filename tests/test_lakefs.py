@@ -400,3 +400,83 @@ def test_one_s3fs_client_a_process_and_fresh_listings_for_each_user(s3_lake: Lak
     second = s3_lake.s3.fsspec()
     assert second is first
     assert len(parquet(second.ls(folder))) == 2, "the listing the first user cached is not reused"
+
+
+# --- objects over S3's 5 GiB copy limit --------------------------------------------------------
+
+
+@pytest.fixture
+def copies_in_parts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The copy limit lowered to 1 MiB (and s3fs's own switch to parts to 5 MiB, its smallest
+    part), so a 12 MiB object stands for one over 5 GiB; the S3 calls s3fs makes, recorded."""
+    import s3fs.core
+
+    from bigaction_assets.s3_lookups import S3LookingOnce
+
+    monkeypatch.setattr(lakefs, "COPY_OBJECT_BYTES", 1 << 20)
+    monkeypatch.setattr(s3fs.core, "MANAGED_COPY_THRESHOLD", 5 << 20)
+    calls: list[str] = []
+    call_s3 = S3LookingOnce._call_s3
+
+    async def recorded(self: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+        calls.append(method)
+        return await call_s3(self, method, *args, **kwargs)
+
+    monkeypatch.setattr(S3LookingOnce, "_call_s3", recorded)
+    return calls
+
+
+def _upload(root: LakeRoot, data: bytes, key: str, tmp_path: Path) -> None:
+    local = tmp_path / "upload.bin"
+    local.write_bytes(data)
+    pafs.copy_files(str(local), key, destination_filesystem=root.filesystem)
+
+
+def _object(root: LakeRoot, key: str) -> bytes:
+    with root.filesystem.open_input_stream(key) as handle:
+        return handle.read()
+
+
+def test_a_file_over_the_copy_limit_is_published_by_a_copy_in_parts(
+    s3_lake: LakeRoot, tmp_path: Path, copies_in_parts: list[str]
+) -> None:
+    data = os.urandom(12 << 20)
+    spool = tmp_path / "sft.jsonl"
+    spool.write_bytes(data)
+    key = s3_lake.key("sft", "openai_train.jsonl")
+    assert s3_lake.put_file(spool, key)
+    assert _object(s3_lake, key) == data
+    assert "upload_part_copy" in copies_in_parts and "copy_object" not in copies_in_parts
+    assert all_keys(s3_lake) == [key]  # the temporary upload is gone
+
+
+def test_a_partition_over_the_copy_limit_is_handed_over_and_shared_in_parts(
+    s3_lake: LakeRoot, tmp_path: Path, copies_in_parts: list[str]
+) -> None:
+    from bigaction_assets.staging_area import ObjectStaging
+
+    staging = ObjectStaging(s3_lake)
+    data = os.urandom(12 << 20)
+    pass_id = "0" * 32
+    staged = staging.staged_key("raw", "raw_pages", "adp.big", pass_id)
+    _upload(s3_lake, data, staged, tmp_path)
+    staging.hand_over("raw", "raw_pages", "adp.big", pass_id)
+    staging.copy_partition(("raw", "raw_pages"), ("standardized", "dom_snapshots"), "adp.big")
+    for group, table in (("raw", "raw_pages"), ("standardized", "dom_snapshots")):
+        assert _object(s3_lake, lake.partition_key(s3_lake, group, table, "adp.big")) == data
+    assert copies_in_parts.count("upload_part_copy") == 2
+    assert staged not in all_keys(s3_lake)
+    with pytest.raises(FileNotFoundError):  # a staged object gone is still told apart
+        staging.hand_over("raw", "raw_pages", "adp.big", pass_id)
+
+
+def test_objects_within_the_copy_limit_are_copied_in_one_request(
+    s3_lake: LakeRoot, tmp_path: Path, copies_in_parts: list[str]
+) -> None:
+    spool = tmp_path / "small.jsonl"
+    spool.write_bytes(b"x" * 1000)
+    key = s3_lake.key("sft", "small.jsonl")
+    assert s3_lake.put_file(spool, key)
+    s3_lake.copy_object(key, s3_lake.key("sft", "copy.jsonl"))
+    assert _object(s3_lake, s3_lake.key("sft", "copy.jsonl")) == b"x" * 1000
+    assert copies_in_parts == []  # pyarrow's single CopyObject, s3fs not involved
