@@ -177,7 +177,7 @@ class LakeRoot:
             uploaded = self.filesystem.get_file_info(temporary).size
             if uploaded != spool.stat().st_size:  # never publish a short upload
                 raise OSError(f"upload of {key} stored {uploaded} of {spool.stat().st_size} bytes")
-            self.move_object(temporary, key)  # S3: a server-side copy, then a delete
+            self.move_object(temporary, key, size=uploaded)  # S3: a server-side copy, a delete
         except BaseException:
             _delete_quietly(self.filesystem, temporary)
             raise
@@ -195,12 +195,13 @@ class LakeRoot:
     def delete(self, key: str) -> None:
         _delete_quietly(self.filesystem, key)
 
-    def copy_object(self, source: str, target: str) -> None:
+    def copy_object(self, source: str, target: str, size: int | None = None) -> None:
         """`target` made a copy of `source` by the store itself (the bytes do not come through
         here), at any size: over `COPY_OBJECT_BYTES`, which S3 refuses to copy in one request
         ("larger than the maximum allowable size for a copy source"), as a multipart upload
-        whose parts are copied ranges of the source (UploadPartCopy, through s3fs)."""
-        if not self._too_large_to_copy_whole(source):
+        whose parts are copied ranges of the source (UploadPartCopy, through s3fs). `size`:
+        the source's, where the caller knows it (else one more request asks the store)."""
+        if not self._too_large_to_copy_whole(source, size):
             self.filesystem.copy_file(source, target)
             return
         assert self.s3 is not None
@@ -213,19 +214,20 @@ class LakeRoot:
             ) from exc
         parts.copy(source, target)
 
-    def move_object(self, source: str, target: str) -> None:
+    def move_object(self, source: str, target: str, size: int | None = None) -> None:
         """`source` renamed to `target`: on S3 a copy (`copy_object`, so at any size) and a
         delete; `target` is whole the moment it appears."""
-        if not self._too_large_to_copy_whole(source):
+        if not self._too_large_to_copy_whole(source, size):
             self.filesystem.move(source, target)
             return
-        self.copy_object(source, target)
+        self.copy_object(source, target, size)
         self.filesystem.delete_file(source)
 
-    def _too_large_to_copy_whole(self, key: str) -> bool:
+    def _too_large_to_copy_whole(self, key: str, size: int | None) -> bool:
         if self.s3 is None:
             return False
-        size = self.filesystem.get_file_info(key).size  # None when it is not there
+        if size is None:
+            size = self.filesystem.get_file_info(key).size  # None when it is not there
         return size is not None and size > COPY_OBJECT_BYTES
 
     def beside(self, name: str) -> LakeRoot:
