@@ -17,6 +17,7 @@ from bigaction_assets.cluster.layout import (
     LOCATION_NAME,
     ClusterLayout,
     ClusterState,
+    free_ports,
     service_env,
 )
 from bigaction_assets.cluster.settings import BACKEND_ENV, BROKER_ENV, CELERY_SETTINGS
@@ -96,6 +97,43 @@ def workers_answering(state: ClusterState, names: list[str]) -> bool:
     return set(names) <= answered
 
 
+SERVING = ("code-server", "webserver")
+# how a server that found its port taken says so: uvicorn (the webserver) and Python, and
+# Dagster's gRPC code server
+PORT_TAKEN = ("address already in use", "couldnotbindgrpcservertoaddress")
+PORT_ATTEMPTS = 3
+
+
+def _serve(
+    layout: ClusterLayout, state: ClusterState, env: dict[str, str], workers: list[str]
+) -> ClusterState:
+    """Starts the code server, the webserver and the workers (who load their code beside the
+    code server), and waits for the webserver. Their ports were free when the cluster picked
+    them, but anything on the machine that binds a port of its own meanwhile may take one: when
+    a server stops on a port taken, both servers move to new ports (saved, and written into the
+    workspace) and start again. Returns the state with the ports they serve on."""
+    for attempt in range(1, PORT_ATTEMPTS + 1):
+        started = processes.commands(layout, state)
+        for name in (*SERVING, *workers):  # a process still running is left as it is
+            processes.start(layout, name, started[name], env)
+        url = state.webserver_url
+        try:
+            wait_until(lambda url=url: _serving(url), "Dagster's webserver", layout, list(SERVING))
+            return state
+        except backing.ServiceError as error:
+            said = str(error).lower()
+            if not any(words in said for words in PORT_TAKEN) or attempt == PORT_ATTEMPTS:
+                raise
+            print(f"  a port of the cluster was taken meanwhile: moving its servers ({error})")
+        processes.stop(layout, list(SERVING))
+        code_server, webserver = free_ports(2)
+        ports = dataclasses.replace(state.ports, code_server=code_server, webserver=webserver)
+        state = dataclasses.replace(state, ports=ports)
+        state.save(layout.state_file)
+        write_settings(layout, state)
+    raise AssertionError("unreachable")
+
+
 def up(layout: ClusterLayout, base_env: dict[str, str] | None = None) -> ClusterState:
     """Starts what is not running yet, in order, and returns the cluster's ports."""
     backing.install_packages()
@@ -113,14 +151,11 @@ def up(layout: ClusterLayout, base_env: dict[str, str] | None = None) -> Cluster
         objectstore.start_s3(layout, state)
     env = service_env(layout, state, base_env)
     processes.create_dagster_tables(layout, env)  # once, before the services race to
-    started = processes.commands(layout, state)
     workers = processes.worker_names()
-    # the workers load their code beside the code server; only the daemon must wait (below)
-    for name in ("code-server", "webserver", *workers):
-        processes.start(layout, name, started[name], env)
+    state = _serve(layout, state, env, workers)
+    started = processes.commands(layout, state)
     url = state.webserver_url
-    serving = ["code-server", "webserver"]
-    wait_until(lambda: _serving(url), "Dagster's webserver", layout, serving)
+    serving = list(SERVING)
     wait_until(lambda: graphql.location_loaded(url), "the code location", layout, serving)
     # before the daemon starts: its sensors would start runs of their own beside ours
     graphql.pause_automation(url)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -33,9 +34,20 @@ WORKERS = 2
 
 def free_port() -> int:
     """A TCP port nothing listens on now (other engineers' servers share this machine)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` different TCP ports nothing listens on now: each is held until all are found, or
+    the system could hand out one port twice. Free now is not free later: whatever binds a
+    port of its own meanwhile may take one (`control.up` moves its servers when that happens)."""
+    with contextlib.ExitStack() as held:
+        ports = []
+        for _ in range(count):
+            sock = held.enter_context(socket.socket())
+            sock.bind(("127.0.0.1", 0))
+            ports.append(sock.getsockname()[1])
+        return ports
 
 
 @dataclass(frozen=True)
@@ -48,7 +60,7 @@ class Ports:
 
     @classmethod
     def free(cls) -> Ports:
-        return cls(free_port(), free_port(), free_port(), free_port(), free_port())
+        return cls(*free_ports(5))
 
 
 @dataclass(frozen=True)
