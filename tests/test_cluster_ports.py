@@ -8,6 +8,7 @@ Redis), and the test holds the webserver's port itself before `up` starts.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import sys
@@ -77,8 +78,8 @@ def test_a_webserver_port_taken_meanwhile_moves_both_servers_and_the_cluster_sta
         taken.listen()
         port = taken.getsockname()[1]
         first = ClusterState.fresh(LOCAL)
-        picked = type(first.ports)(**{**vars(first.ports), "webserver": port})
-        ClusterState(picked, first.postgres_password, LOCAL).save(layout.state_file)
+        picked = dataclasses.replace(first.ports, webserver=port)
+        dataclasses.replace(first, ports=picked).save(layout.state_file)
 
         state = up(layout)
 
@@ -89,7 +90,7 @@ def test_a_webserver_port_taken_meanwhile_moves_both_servers_and_the_cluster_sta
     assert ClusterState.load(layout.state_file) == state
     workspace = yaml.safe_load(layout.workspace.read_text())
     assert workspace["load_from"][0]["grpc_server"]["port"] == state.ports.code_server
-    assert "a port of the cluster was taken meanwhile" in capsys.readouterr().out
+    assert "the webserver's port was taken meanwhile" in capsys.readouterr().out
     log = (layout.logs / "webserver.log").read_text()
     assert "address already in use" in log.lower()
 

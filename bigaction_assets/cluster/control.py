@@ -104,6 +104,22 @@ PORT_TAKEN = ("address already in use", "couldnotbindgrpcservertoaddress")
 PORT_ATTEMPTS = 3
 
 
+def _log_size(layout: ClusterLayout, name: str) -> int:
+    log = layout.logs / f"{name}.log"
+    return log.stat().st_size if log.is_file() else 0
+
+
+def _found_port_taken(layout: ClusterLayout, since: dict[str, int]) -> str | None:
+    """The server whose log says, since the offsets `since`, that its port was taken."""
+    for name, offset in since.items():
+        with open(layout.logs / f"{name}.log", "rb") as log:
+            log.seek(offset)
+            written = log.read().decode(errors="replace").lower()
+        if any(words in written for words in PORT_TAKEN):
+            return name
+    return None
+
+
 def _serve(
     layout: ClusterLayout, state: ClusterState, env: dict[str, str], workers: list[str]
 ) -> ClusterState:
@@ -112,7 +128,9 @@ def _serve(
     them, but anything on the machine that binds a port of its own meanwhile may take one: when
     a server stops on a port taken, both servers move to new ports (saved, and written into the
     workspace) and start again. Returns the state with the ports they serve on."""
-    for attempt in range(1, PORT_ATTEMPTS + 1):
+    attempt = 1
+    while True:
+        since = {name: _log_size(layout, name) for name in SERVING}
         started = processes.commands(layout, state)
         for name in (*SERVING, *workers):  # a process still running is left as it is
             processes.start(layout, name, started[name], env)
@@ -120,18 +138,18 @@ def _serve(
         try:
             wait_until(lambda url=url: _serving(url), "Dagster's webserver", layout, list(SERVING))
             return state
-        except backing.ServiceError as error:
-            said = str(error).lower()
-            if not any(words in said for words in PORT_TAKEN) or attempt == PORT_ATTEMPTS:
+        except backing.ServiceError:
+            taken = _found_port_taken(layout, since)
+            if taken is None or attempt == PORT_ATTEMPTS:
                 raise
-            print(f"  a port of the cluster was taken meanwhile: moving its servers ({error})")
+        print(f"  the {taken}'s port was taken meanwhile: code server and webserver move")
         processes.stop(layout, list(SERVING))
         code_server, webserver = free_ports(2)
         ports = dataclasses.replace(state.ports, code_server=code_server, webserver=webserver)
         state = dataclasses.replace(state, ports=ports)
         state.save(layout.state_file)
         write_settings(layout, state)
-    raise AssertionError("unreachable")
+        attempt += 1
 
 
 def up(layout: ClusterLayout, base_env: dict[str, str] | None = None) -> ClusterState:
