@@ -19,7 +19,13 @@ import pytest
 import yaml
 
 from bigaction_assets.cluster import backing, control, graphql, processes
-from bigaction_assets.cluster.layout import ClusterLayout, ClusterState, free_ports
+from bigaction_assets.cluster.layout import (
+    LOWEST_PORT,
+    ClusterLayout,
+    ClusterState,
+    ephemeral_range,
+    free_ports,
+)
 from bigaction_assets.cluster.store_settings import CLUSTER_LAKE_ENV, LOCAL
 
 # binds its port (exits with Python's "Address already in use" if it cannot) and answers every
@@ -68,6 +74,32 @@ def up(layout: ClusterLayout) -> ClusterState:
 def test_free_ports_are_all_different() -> None:
     ports = free_ports(50)
     assert len(set(ports)) == 50
+
+
+def test_the_cluster_picks_its_ports_below_the_range_the_kernel_hands_out() -> None:
+    """Outgoing connections and servers of port 0 get theirs from the ephemeral range: one of
+    them took the webserver's port between its pick and its bind in a fresh clone's suite."""
+    low, high = ephemeral_range()
+    assert low > LOWEST_PORT + 100, "this machine's ephemeral range leaves no room below it"
+    ports = free_ports(100)
+    assert all(LOWEST_PORT <= port < low for port in ports), ports
+    # a connection made now is given a port the cluster does not pick
+    with socket.create_server(("127.0.0.1", 0)) as server, socket.socket() as client:
+        client.connect(server.getsockname())
+        assert low <= client.getsockname()[1] <= high
+
+
+def test_a_port_someone_holds_is_never_picked() -> None:
+    with socket.socket() as holder:
+        held = free_ports(1, candidates=range(LOWEST_PORT, ephemeral_range()[0]))[0]
+        holder.bind(("127.0.0.1", held))
+        holder.listen()
+        others = free_ports(3, candidates=range(held - 1, held + 3))
+        assert held not in others and len(set(others)) == 3
+        for _ in range(20):  # the pick is random: the held one never comes up
+            assert held not in free_ports(1, candidates=range(held, held + 2))
+        with pytest.raises(OSError, match="fewer than 1 free ports"):
+            free_ports(1, candidates=range(held, held + 1))
 
 
 def test_a_webserver_port_taken_meanwhile_moves_both_servers_and_the_cluster_starts(

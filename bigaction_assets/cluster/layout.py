@@ -32,18 +32,58 @@ DATABASE_USER = "bigaction"
 WORKERS = 2
 
 
+# Where the kernel takes the ports of outgoing connections and of servers that bind port 0
+# (Linux's own default where /proc says nothing), and the ports below it the cluster picks from.
+EPHEMERAL_RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+DEFAULT_EPHEMERAL = (32768, 60999)
+LOWEST_PORT = 10000
+
+
+def ephemeral_range() -> tuple[int, int]:
+    """The ports this machine hands out of its own accord (ip_local_port_range)."""
+    try:
+        low, high = (int(part) for part in EPHEMERAL_RANGE_FILE.read_text().split())
+    except (OSError, ValueError):
+        return DEFAULT_EPHEMERAL
+    return low, high
+
+
+def cluster_port_range() -> range:
+    """The ports the cluster picks from: those below the ephemeral range (none if it starts
+    too low for that, and then the kernel picks)."""
+    low, _ = ephemeral_range()
+    return range(LOWEST_PORT, low)
+
+
 def free_port() -> int:
     """A TCP port nothing listens on now (other engineers' servers share this machine)."""
     return free_ports(1)[0]
 
 
-def free_ports(count: int) -> list[int]:
-    """`count` different TCP ports nothing listens on now: each is held until all are found, or
-    the system could hand out one port twice. Free now is not free later: whatever binds a
-    port of its own meanwhile may take one (`control.up` moves its servers when that happens)."""
+def free_ports(count: int, candidates: range | None = None) -> list[int]:
+    """`count` different TCP ports nothing listens on now, picked at random among `candidates`
+    (`cluster_port_range()`: below the ephemeral range, where no outgoing connection and no
+    server of port 0 is given one, as happened while the cluster's servers were starting).
+    Each is held until all are found, or one port could be handed out twice. Free now is still
+    not free later: a program that binds a port of its choice may take one meanwhile
+    (`control.up` moves its Dagster servers when that happens)."""
+    pool = cluster_port_range() if candidates is None else candidates
+    rng = secrets.SystemRandom()
+    order = rng.sample(pool, len(pool)) if len(pool) >= count else []
     with contextlib.ExitStack() as held:
-        ports = []
-        for _ in range(count):
+        ports: list[int] = []
+        for port in order:
+            sock = held.enter_context(socket.socket())
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            ports.append(port)
+            if len(ports) == count:
+                return ports
+        if candidates is not None:
+            raise OSError(f"fewer than {count} free ports in {pool}")
+        for _ in range(count - len(ports)):  # a machine whose ephemeral range starts low
             sock = held.enter_context(socket.socket())
             sock.bind(("127.0.0.1", 0))
             ports.append(sock.getsockname()[1])
