@@ -114,7 +114,14 @@ class ReferenceRuns:
     def print_side_by_side(self, episodes: int, ours: list[dict]) -> None:
         """Each of our runs against the converter's run of the same round (run just before
         it, so a drift of the machine's speed moves both): one worker per core (CPU), more
-        workers on the wall clock, as the targets are put; then the median ratio of each."""
+        workers on the wall clock, as the targets are put; then the median ratio of each.
+
+        Three readings of every pair. `x ADP`: our step (`sft_examples` with its checks)
+        against the converter's whole process, the issue's own comparison. Two like for like:
+        `steady`, our step against the converter without its start-up (neither pays for
+        importing itself); `whole`, our whole child process (Python, Dagster, the
+        definitions, the step) against the converter's whole process, where a run carries
+        `process_cpu` and `process_seconds`."""
         start_up = self.empty.cpu if self.empty else float("nan")
         print(
             f"ADP converter, {self.dataset} x{episodes}: start-up (empty input) "
@@ -122,25 +129,30 @@ class ReferenceRuns:
         )
         print(
             "round | ADP CPU s | ADP trajectories/s per core | without start-up | workers "
-            "| ours episodes/s | measured as | x ADP"
+            "| ours episodes/s | measured as | x ADP | steady | whole"
         )
         per_round = len(ours) // len(self.runs)
-        ratios: dict[int, list[float]] = {}
+        readings: dict[str, dict[int, list[float]]] = {"x ADP": {}, "steady": {}, "whole": {}}
         for number, r in enumerate(ours):
             adp_run = self.runs[number // per_round]
             adp = adp_run.trajectories / adp_run.cpu
             steady = adp_run.trajectories / (adp_run.cpu - start_up)
             one = r["workers"] == 1
             rate = episodes / r["cpu"] if one else episodes / r["seconds"]
-            ratios.setdefault(r["workers"], []).append(rate / adp)
+            whole_time = r.get("process_cpu" if one else "process_seconds")
+            whole = episodes / whole_time / adp if whole_time else float("nan")
+            for name, value in (("x ADP", rate / adp), ("steady", rate / steady), ("whole", whole)):
+                readings[name].setdefault(r["workers"], []).append(value)
             print(
                 f"{number // per_round + 1} | {adp_run.cpu:.2f} | {adp:.0f} | {steady:.0f} | "
                 f"{r['workers']} | {rate:.0f} | {'per core (stage CPU)' if one else 'wall'} | "
-                f"{rate / adp:.2f}"
+                f"{rate / adp:.2f} | {rate / steady:.2f} | {whole:.2f}"
             )
-        for workers, values in sorted(ratios.items()):
-            values.sort()
-            print(
-                f"{workers} worker(s): x ADP {', '.join(f'{v:.2f}' for v in values)}, "
-                f"median {values[len(values) // 2]:.2f}"
-            )
+        for name, ratios in readings.items():
+            for workers, values in sorted(ratios.items()):
+                values.sort()
+                label = "x ADP" if name == "x ADP" else f"x ADP {name}"
+                print(
+                    f"{workers} worker(s): {label} {', '.join(f'{v:.2f}' for v in values)}, "
+                    f"median {values[len(values) // 2]:.2f}"
+                )

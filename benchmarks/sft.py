@@ -231,8 +231,11 @@ COLUMNS = ("dataset", "episodes", "input MB", "examples", "workers", "wall s", "
 
 
 def _run(command: list[str]) -> dict[str, Any]:
+    """The child's last line of JSON, with `process_seconds`: its whole process, wall clock."""
+    started = time.perf_counter()
     done = subprocess.run(command, check=True, capture_output=True, text=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    return {**report, "process_seconds": time.perf_counter() - started}
 
 
 def _firsts(items: list[int]) -> Iterator[tuple[bool, int]]:

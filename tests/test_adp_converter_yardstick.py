@@ -96,3 +96,23 @@ def test_each_of_our_runs_is_divided_by_its_own_rounds_converter_rate(
     # per core for one worker (100 -> 250/s: 2.5x), on the wall clock for two (4x), each round
     assert "1 worker(s): x ADP 2.50, 2.50, median 2.50" in printed
     assert "2 worker(s): x ADP 4.00, 4.00, median 4.00" in printed
+
+
+def test_like_for_like_readings_leave_out_both_start_ups_or_count_both(
+    checkout, tmp_path, capsys
+) -> None:
+    adp = load_benchmark("adp_converter")
+    runs = adp.ReferenceRuns(checkout, Path(sys.executable), "synatra", tmp_path)
+    runs.empty = adp.ConverterRun(5.0, 5.0, 0, 0)  # the converter's start-up: 5 CPU s
+    runs.runs = [adp.ConverterRun(10.0, 10.0, 1000, 1000)]  # 100/s whole, 200/s without it
+    ours = [
+        {"workers": 1, "cpu": 4.0, "seconds": 4.0, "process_cpu": 8.0, "process_seconds": 8.0},
+        {"workers": 2, "cpu": 5.0, "seconds": 2.5, "process_cpu": 9.0, "process_seconds": 5.0},
+    ]
+    runs.print_side_by_side(1000, ours)
+    printed = capsys.readouterr().out
+    assert "1 worker(s): x ADP 2.50, median 2.50" in printed  # 250/s against 100/s
+    assert "1 worker(s): x ADP steady 1.25, median 1.25" in printed  # 250 against 200
+    assert "1 worker(s): x ADP whole 1.25, median 1.25" in printed  # 125 against 100
+    assert "2 worker(s): x ADP steady 2.00, median 2.00" in printed  # 400 against 200
+    assert "2 worker(s): x ADP whole 2.00, median 2.00" in printed  # 200 on the wall clock
