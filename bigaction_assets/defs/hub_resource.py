@@ -1,13 +1,21 @@
-"""The Hub resource: where a release is published beyond its local folder."""
+"""The Hub resource: where a release is published beyond its local folder.
+
+huggingface_hub is imported when a release is pushed, not with the definitions: its client
+takes ~0.3 CPU s to import, paid otherwise by every process that loads the code location (each
+run, each `dagster asset materialize`, each Celery worker) and used by one asset.
+"""
+
+from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dagster as dg
-from huggingface_hub import HfApi
 from pydantic import Field
 
-from bigaction_assets.release import hub
+if TYPE_CHECKING:
+    from bigaction_assets.release.hub import PushOutcome
 
 HUB_REPO_ENV = "BIGACTION_HUB_REPO"
 HUB_TOKEN_ENV = "HF_TOKEN"
@@ -35,10 +43,14 @@ class HubResource(dg.ConfigurableResource):
     def enabled(self) -> bool:
         return bool(self.repo_id and self.token)
 
-    def publish(self, folder: Path, version: str, content_sha256: str) -> hub.PushOutcome | None:
+    def publish(self, folder: Path, version: str, content_sha256: str) -> PushOutcome | None:
         """Push the release in `folder`; None when this resource is not set up to push."""
         if not self.enabled:
             return None
+        from huggingface_hub import HfApi
+
+        from bigaction_assets.release import hub
+
         api = HfApi(endpoint=self.endpoint, token=self.token, library_name="bigaction-assets")
         tag = self.tag_template.format(version=version, hash=content_sha256[:12])
         return hub.push_release(
