@@ -201,14 +201,14 @@ print(" ".join(sorted(sys.modules)))
 """
 
 
-def test_loading_the_code_location_imports_no_model_client() -> None:
+def test_loading_the_code_location_imports_no_model_or_hub_client() -> None:
     """Every run's process, worker, code server and `make demo` loads the code location: a
     client that only a step calling a model uses is imported by that step (~0.7 s of CPU a
-    process otherwise; llm/client.py)."""
+    process otherwise; llm/client.py), and the Hub's by the push (defs/hub_resource.py)."""
     done = subprocess.run(
         [sys.executable, "-c", LOAD_AND_LIST_MODULES],
         cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300, check=True,
     )  # fmt: skip
     loaded = set(done.stdout.split())
     assert "bigaction_assets.defs.thoughts.assets" in loaded, "the code location was loaded"
-    assert not {"openai", "aiohttp"} & loaded
+    assert not {"openai", "aiohttp", "huggingface_hub"} & loaded
