@@ -139,6 +139,7 @@ def floor_child(source: Path, out: Path, pages_twice: bool = False) -> dict:
     import pyarrow.parquet as pq
 
     from bigaction_assets.hashing import page_snapshot, pages_for_cutting
+    from bigaction_assets.heap_reuse import freed_memory_kept
     from bigaction_assets.page_cuts import cut_pages
 
     out.mkdir(parents=True, exist_ok=True)
@@ -161,6 +162,7 @@ def floor_child(source: Path, out: Path, pages_twice: bool = False) -> dict:
         pq.ParquetWriter(out / "raw_records.parquet", text_schema, **options) as raw_writer,
         pq.ParquetWriter(out / "raw_pages.parquet", page_schema, **options) as page_writer,
         pages_for_cutting() if not pages_twice else nullcontext(),  # as the stage's pass
+        freed_memory_kept(),  # as the stage's steps: the same work, done as well
     ):
 
         def flush() -> None:

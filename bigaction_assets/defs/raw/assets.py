@@ -12,6 +12,7 @@ from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.defs.standardized.assets import GROUP, STANDARDIZE_VERSION, TABLES
 from bigaction_assets.gc_pause import collection_paused
+from bigaction_assets.heap_reuse import freed_memory_kept
 from bigaction_assets.lake_writer import open_partition
 from bigaction_assets.privacy.withhold import WITHHELD, sender_filter
 from bigaction_assets.schemas import arrow_schema
@@ -44,6 +45,7 @@ def raw_records(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Mat
             lake.store, "raw", "raw_records", key, arrow_schema(RawRecordSchema)
         ) as writer,
         collection_paused(),
+        freed_memory_kept(),  # each multi-megabyte record's parse reuses the last one's memory
     ):
         page_sink = ValidatedSink(
             RawPageSchema, pages, max_rows=ingest.SINK_ROWS, max_chars=ingest.SINK_CHARS

@@ -19,6 +19,7 @@ from bigaction_assets.defs.metadata import (
 from bigaction_assets.defs.partitions import datasets_partitions
 from bigaction_assets.defs.resources import LakeResource
 from bigaction_assets.gc_pause import collection_paused
+from bigaction_assets.heap_reuse import freed_memory_kept
 from bigaction_assets.images.events import TALLY_PREFIX
 from bigaction_assets.images.resolve import ImageResolver
 from bigaction_assets.lake_reader import read_partition
@@ -146,6 +147,7 @@ def _standardize_raw_table(
     tallies: Counter[str] = Counter()
     with ExitStack() as stack:
         stack.enter_context(collection_paused())
+        stack.enter_context(freed_memory_kept())  # each record's parse reuses the last one's memory
         sinks = {
             name: ValidatedSink(
                 model,
