@@ -12,8 +12,9 @@ minor page faults for a peak of 0.9 GB.
 (a thread's heap still falls back to a mapping when a block outgrows it) and to keep up to 1 GiB
 free at a heap's top: the same file then takes 180,000 faults, 0.4 s less system time and a few
 per cent less CPU in all (benchmarks/README.md), for a peak 1-4% higher. On leaving, glibc's
-defaults are put back (the mmap threshold stays where glibc's own tuning had moved it). Steps
-that read landing files open it. Elsewhere than glibc (musl, macOS) it does nothing.
+defaults are put back (the mmap threshold stays where glibc's own tuning had moved it). The
+steps that parse records open it: `raw_records`, and `standardized_tables` when it reads the raw
+table. Elsewhere than glibc (musl, macOS) it does nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import ctypes
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +37,7 @@ KEPT_FREE_BYTES = 1 << 30
 _open = 0  # nested uses: the settings go back when the outermost one closes
 
 
+@cache
 def _mallopt() -> Callable[[int, int], int] | None:
     """glibc's mallopt, or None where the C library is another."""
     try:
