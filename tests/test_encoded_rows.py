@@ -13,7 +13,7 @@ import pytest
 
 from bigaction_assets.encoded_row import EncodedRow
 from bigaction_assets.hashing import page_snapshot, pages_for_cutting
-from bigaction_assets.schemas import validated_table
+from bigaction_assets.schemas import binary_array, validated_table
 from bigaction_assets.schemas.standardized import DomSnapshotSchema
 
 PAGES = [
@@ -146,3 +146,34 @@ def test_a_long_page_comes_with_its_json_string_once_while_the_row_holds_it() ->
     assert short.take_literal("raw_html") is None  # too short to be cut out
     assert surrogate.take_literal("raw_html") is None  # unwritable
     assert telemetry.take_literal("raw_html") is None
+
+
+@pytest.mark.parametrize("binary", [pa.large_binary(), pa.binary()])
+@pytest.mark.parametrize(
+    "values",
+    [[], [None], [b"", b""], [b"<p>a</p>", None, b"", "caf\u00e9".encode()], [b"x" * 4096] * 70],
+)
+def test_an_array_built_at_its_exact_size_is_the_array_arrow_builds(binary, values) -> None:
+    built = binary_array(values, binary)
+    built.validate(full=True)
+    expected = pa.array(values, type=binary)
+    assert built.type == expected.type and built.null_count == expected.null_count
+    assert built.equals(expected)
+    assert built.to_pylist() == values
+
+
+def test_an_array_past_32_bit_offsets_is_left_to_arrow(monkeypatch) -> None:
+    import bigaction_assets.schemas as schemas
+
+    monkeypatch.setattr(schemas, "_MAX_32_BIT_OFFSET", 8)
+    built: list[list] = []
+    arrow_array = pa.array
+    monkeypatch.setattr(
+        schemas.pa_arrow,
+        "array",
+        lambda values, type: built.append(values) or arrow_array(values, type),
+    )
+    assert binary_array([b"0123456789"], pa.binary()).to_pylist() == [b"0123456789"]
+    assert built == [[b"0123456789"]]  # Arrow's builder, which refuses what it cannot hold
+    assert binary_array([b"0123456789"], pa.large_binary()).to_pylist() == [b"0123456789"]
+    assert len(built) == 1  # 64-bit offsets hold it
