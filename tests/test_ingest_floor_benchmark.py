@@ -117,3 +117,20 @@ def test_the_reader_alone_reads_every_record_of_the_file_whole(tmp_path) -> None
 
     assert alone["records"] == bare["records"] == len(records) == 5
     assert alone["text_bytes"] == sum(len(body) for body in records)
+
+
+def test_rounds_are_summed_up_by_their_medians_and_the_target_both_ways() -> None:
+    bench = load_benchmark("ingest")
+    rounds = [
+        {"mb_per_cpu_s": 125.0, "orjson_mb_per_cpu_s": 500.0, "peak_rss_mb": 870.0},
+        {"mb_per_cpu_s": 110.0, "orjson_mb_per_cpu_s": 500.0, "peak_rss_mb": 900.0},
+        {"mb_per_cpu_s": 100.0, "orjson_mb_per_cpu_s": 600.0, "peak_rss_mb": 880.0},
+    ]
+    summary = bench.rounds_summary(rounds)
+    assert "ingest median 110.0 MB/s per core (100.0-125.0)" in summary
+    assert "orjson median 500.0 (500.0-600.0)" in summary
+    assert "ratio median 0.22 (0.17-0.25)" in summary
+    assert ">= 120 MB/s in 1 of 3" in summary
+    # the target's ratio is 120 / 632 = 0.19: 0.25 and 0.22 meet it, 0.17 does not
+    assert "ratio 0.19 (120 of 632) in 2 of 3" in summary
+    assert "peak RSS at most 900 MB" in summary
