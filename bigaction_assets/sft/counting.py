@@ -23,6 +23,7 @@ from bigaction_assets.sft.lengths import MESSAGE_OVERHEAD, REPLY_OVERHEAD
 from bigaction_assets.sft.message_lengths import MESSAGE_LENGTHS, Run
 from bigaction_assets.sft.openhands_format import system_text
 from bigaction_assets.sft.sharegpt_format import tools_json
+from bigaction_assets.sft.tools import once_per_tool_set, openai_tools, tool_set_key
 from bigaction_assets.sft.turn_facts import TurnFacts
 from bigaction_assets.sft.turns import Conversation, Turn, side_groups
 from bigaction_assets.tokens import count_tokens
@@ -86,14 +87,12 @@ def _openai_tools_tokens(conv: Conversation) -> int:
     """Tokens of the tools' JSON schemas as the openai format lists them, once per tool set."""
     if not conv.tools:
         return 0
-    key = tuple(spec.function_json for spec in conv.tools)
-    known = _tools_tokens.get(key)
-    if known is None:
-        if len(_tools_tokens) > 4_096:
-            _tools_tokens.clear()
-        tools = [spec.as_openai_tool() for spec in conv.tools]
-        known = _tools_tokens[key] = count_tokens(orjson.dumps(tools).decode())
-    return known
+    tools = conv.tools
+    return once_per_tool_set(
+        _tools_tokens,
+        tool_set_key(tools),
+        lambda: count_tokens(orjson.dumps(openai_tools(tools)).decode()),
+    )
 
 
 def format_length(name: str, conv: Conversation, image_tokens: int = IMAGE_TOKENS) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ from bigaction_assets.sft.openhands_blocks import text_problems, unwritable
 from bigaction_assets.sft.openhands_format import render_openhands
 from bigaction_assets.sft.sharegpt_format import THOUGHT_WORDS, render_sharegpt
 from bigaction_assets.sft.splits import DEFAULT_RATIOS, assign_split
-from bigaction_assets.sft.tools import ToolSpec
+from bigaction_assets.sft.tools import ToolSpec, once_per_tool_set, openai_tools, tool_set_key
 from bigaction_assets.sft.turns import Conversation, assistant_text_and_calls
 from bigaction_assets.sft.window_rules import window_problems
 from bigaction_assets.sft.windows import NoAction, split_into_windows
@@ -101,20 +101,16 @@ def content_key(conversation: Conversation) -> str:
     return hashlib.sha256(b"[%b,%b,%b]" % (*parts, body)).hexdigest()
 
 
-_TOOL_SETS_REMEMBERED = 4_096
 _tool_sets: dict[tuple[str, ...], bytes] = {}
 
 
-def _tools_canonical(tools: list[ToolSpec]) -> bytes:
+def _tools_canonical(tools: Sequence[ToolSpec]) -> bytes:
     """The tools as `content_hash` serializes them (OpenAI tool dicts, sorted keys)."""
-    key = tuple(spec.function_json for spec in tools)
-    known = _tool_sets.get(key)
-    if known is None:
-        if len(_tool_sets) >= _TOOL_SETS_REMEMBERED:
-            _tool_sets.clear()
-        listed = [spec.as_openai_tool() for spec in tools]
-        known = _tool_sets[key] = orjson.dumps(listed, option=orjson.OPT_SORT_KEYS)
-    return known
+    return once_per_tool_set(
+        _tool_sets,
+        tool_set_key(tools),
+        lambda: orjson.dumps(openai_tools(tools), option=orjson.OPT_SORT_KEYS),
+    )
 
 
 def action_thought_kind(event: Mapping[str, Any]) -> str:

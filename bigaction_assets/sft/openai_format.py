@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bigaction_assets.sft.images import openai_image_part, run_images
+from bigaction_assets.sft.tools import openai_tools
 from bigaction_assets.sft.turns import Conversation, Turn, assistant_text_and_calls
 
 
@@ -54,5 +55,5 @@ def render_openai(conversation: Conversation) -> dict[str, Any]:
             messages += _user_side(group)
     return {
         "messages": messages,
-        "tools": [spec.as_openai_tool() for spec in conversation.tools],
+        "tools": openai_tools(conversation.tools),
     }

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from bigaction_assets.sft.images import openhands_parts
 from bigaction_assets.sft.openhands_blocks import block_text
-from bigaction_assets.sft.tools import ToolSpec
+from bigaction_assets.sft.tools import ToolSpec, once_per_tool_set, tool_set_key
 from bigaction_assets.sft.turns import Conversation, ToolCall, Turn
 
 CALL_FORMAT = (
@@ -41,7 +42,7 @@ def typed_arguments(parameters: dict[str, str], spec: ToolSpec | None) -> dict[s
     return arguments
 
 
-def tool_documentation(tools: list[ToolSpec]) -> str:
+def tool_documentation(tools: Sequence[ToolSpec]) -> str:
     """Compact docs of the tools, one signature and description per line."""
     return "\n".join(["You can call these functions:", *map(_tool_line, tools)])
 
@@ -64,20 +65,17 @@ def _type_name(schema: dict[str, Any]) -> str:
 
 
 # Most episodes of a dataset offer the same tools: their system text is made once per tool set.
-_SYSTEM_TEXTS_REMEMBERED = 4_096
 _system_texts: dict[tuple[str, tuple[str, ...]], str] = {}
 
 
 def system_text(conversation: Conversation) -> str:
     """The system message: the prompt, the tool docs and how to call them."""
-    key = (conversation.system, tuple(spec.function_json for spec in conversation.tools))
-    known = _system_texts.get(key)
-    if known is None:
-        if len(_system_texts) >= _SYSTEM_TEXTS_REMEMBERED:
-            _system_texts.clear()
-        docs = tool_documentation(conversation.tools)
-        known = _system_texts[key] = "\n\n".join((conversation.system, docs, CALL_FORMAT))
-    return known
+    system, tools = conversation.system, conversation.tools
+    return once_per_tool_set(
+        _system_texts,
+        (system, tool_set_key(tools)),
+        lambda: "\n\n".join((system, tool_documentation(tools), CALL_FORMAT)),
+    )
 
 
 def result_header(turn: Turn) -> str:

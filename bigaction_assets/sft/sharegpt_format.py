@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bigaction_assets.sft.images import SHAREGPT_PLACEHOLDER, image_path, run_images
+from bigaction_assets.sft.tools import once_per_tool_set, tool_set_key
 from bigaction_assets.sft.turns import Conversation, Turn, assistant_text_and_calls
 
 HUMAN_SIDE = ("human", "observation")  # LLaMA-Factory wants these at positions 0, 2, 4, ...
@@ -75,10 +76,15 @@ def render_sharegpt(
     return example
 
 
+_tools_json: dict[tuple[str, ...], str] = {}
+
+
 def tools_json(conversation: Conversation) -> str:
-    """The `tools` field: the functions as a JSON list in a string, as LLaMA-Factory reads it."""
+    """The `tools` field: the functions as a JSON list in a string, as LLaMA-Factory reads it.
+    Made once per tool set, so the count of every example's copy finds its hash made too."""
     # json.dumps of the list, from each spec's JSON made once: the same text, joined by ", "
-    return f"[{', '.join(spec.function_json for spec in conversation.tools)}]"
+    key = tool_set_key(conversation.tools)
+    return once_per_tool_set(_tools_json, key, lambda: f"[{', '.join(key)}]")
 
 
 def dataset_entry(source: dict[str, str], images: bool = False) -> dict[str, Any]:

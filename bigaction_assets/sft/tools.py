@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 JsonSchema = dict[str, Any]
 
@@ -55,6 +55,51 @@ class ToolSpec:
     def accepts(self, argument_names: Iterable[str]) -> bool:
         """Whether a call with these argument names fits this spec."""
         return set(argument_names) <= set(self.properties)
+
+
+class ToolSet(tuple[ToolSpec, ...]):
+    """An episode's tools, in order (`tools_for_calls`), with their key made once: every
+    window and format of the episode shows them, and looks them up by it."""
+
+    @cached_property
+    def key(self) -> tuple[str, ...]:
+        return tuple(spec.function_json for spec in self)
+
+
+def tool_set_key(tools: Sequence[ToolSpec]) -> tuple[str, ...]:
+    """The functions' JSON texts in order: what tells one tool set from another, so what a
+    format makes of a set is made once per set (most episodes of a dataset offer the same)."""
+    if isinstance(tools, ToolSet):
+        return tools.key
+    return tuple(spec.function_json for spec in tools)
+
+
+T = TypeVar("T")
+TOOL_SETS_REMEMBERED = 4_096
+
+
+def once_per_tool_set(
+    memo: dict[Any, T], key: Any, make: Callable[[], T], limit: int = TOOL_SETS_REMEMBERED
+) -> T:
+    """`memo[key]`, made by `make()` the first time; the memo is emptied when it holds `limit`
+    keys, so memory stays bounded whatever the sets."""
+    known = memo.get(key)
+    if known is None:
+        if len(memo) >= limit:
+            memo.clear()
+        known = memo[key] = make()
+    return known
+
+
+_openai_tool_lists: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+
+
+def openai_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    """The tools as OpenAI's `tools` field lists them, made once per tool set and shared by
+    every example that shows them: treat it as read-only."""
+    return once_per_tool_set(
+        _openai_tool_lists, tool_set_key(tools), lambda: [spec.as_openai_tool() for spec in tools]
+    )
 
 
 def _string(description: str) -> JsonSchema:
@@ -210,7 +255,7 @@ def infer_spec(name: str, calls: Iterable[Mapping[str, Any]]) -> ToolSpec:
     )
 
 
-def tools_for_calls(calls: Iterable[tuple[str, Mapping[str, Any]]]) -> list[ToolSpec]:
+def tools_for_calls(calls: Iterable[tuple[str, Mapping[str, Any]]]) -> ToolSet:
     """The tools an episode offers: the whole action space of each known function it calls,
     plus inferred specs for the rest, in order of first use."""
     by_name: dict[str, list[Mapping[str, Any]]] = {}
@@ -225,4 +270,4 @@ def tools_for_calls(calls: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Tool
                 tools.setdefault(spec.name, spec)
         else:
             tools[name] = infer_spec(name, arguments)
-    return list(tools.values())
+    return ToolSet(tools.values())

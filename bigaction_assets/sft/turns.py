@@ -82,7 +82,7 @@ class Conversation:
 
     episode_id: str
     system: str
-    tools: list[ToolSpec]
+    tools: Sequence[ToolSpec]
     turns: list[Turn]
     window: int = 0
     windows: int = 1
