@@ -11,9 +11,10 @@ import pandera.errors
 import pyarrow as pa
 import pytest
 
+from bigaction_assets.arrow_arrays import binary_array, text_array_from_utf8
 from bigaction_assets.encoded_row import EncodedRow
 from bigaction_assets.hashing import page_snapshot, pages_for_cutting
-from bigaction_assets.schemas import binary_array, validated_table
+from bigaction_assets.schemas import validated_table
 from bigaction_assets.schemas.standardized import DomSnapshotSchema
 
 PAGES = [
@@ -163,13 +164,13 @@ def test_an_array_built_at_its_exact_size_is_the_array_arrow_builds(binary, valu
 
 
 def test_an_array_past_32_bit_offsets_is_left_to_arrow(monkeypatch) -> None:
-    import bigaction_assets.schemas as schemas
+    import bigaction_assets.arrow_arrays as arrays
 
-    monkeypatch.setattr(schemas, "_MAX_32_BIT_OFFSET", 8)
+    monkeypatch.setattr(arrays, "_MAX_32_BIT_OFFSET", 8)
     built: list[list] = []
     arrow_array = pa.array
     monkeypatch.setattr(
-        schemas.pa_arrow,
+        arrays.pa,
         "array",
         lambda values, type: built.append(values) or arrow_array(values, type),
     )
@@ -177,3 +178,18 @@ def test_an_array_past_32_bit_offsets_is_left_to_arrow(monkeypatch) -> None:
     assert built == [[b"0123456789"]]  # Arrow's builder, which refuses what it cannot hold
     assert binary_array([b"0123456789"], pa.large_binary()).to_pylist() == [b"0123456789"]
     assert len(built) == 1  # 64-bit offsets hold it
+
+
+@pytest.mark.parametrize("text", [pa.large_string(), pa.string()])
+def test_text_given_as_utf8_is_the_array_arrow_builds_and_refused_where_arrow_refuses(text) -> None:
+    values = [b"<p>a</p>", None, b"", "caf\u00e9 \U0001f600".encode()]
+    built = text_array_from_utf8(values, text)
+    assert built.type == text
+    assert built.equals(pa.array(values, type=text))
+    for wrong in ([b"\xff"], [b"ok", b"\xc3"]):  # not UTF-8: a stray byte, a cut character
+        with pytest.raises(pa.ArrowInvalid):
+            pa.array(wrong, type=text)
+        with pytest.raises(pa.ArrowInvalid):
+            text_array_from_utf8(wrong, text)
+    with pytest.raises(TypeError):
+        text_array_from_utf8(["text, not bytes"], text)

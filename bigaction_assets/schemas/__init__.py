@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from array import array
 from functools import cache
-from itertools import accumulate
 
 import pandera.polars as pa
 import polars as pl
 import pyarrow as pa_arrow
 
+from bigaction_assets.arrow_arrays import BINARY_OF_TEXT, binary_array
 from bigaction_assets.encoded_row import EncodedRow
 
 
@@ -69,7 +68,7 @@ def _column(rows: list[dict], field: pa_arrow.Field) -> list | pa_arrow.Array:
     Arrow's own way, so what Arrow refuses is refused as ever."""
     name = field.name
     values = [row.get(name) for row in rows]
-    binary = _BINARY_OF_TEXT.get(field.type)
+    binary = BINARY_OF_TEXT.get(field.type)
     first = rows[0] if rows else None
     if binary is None or not isinstance(first, EncodedRow) or not first.carries(name):
         return values
@@ -77,37 +76,6 @@ def _column(rows: list[dict], field: pa_arrow.Field) -> list | pa_arrow.Array:
     if any(data is None and value is not None for data, value in zip(encoded, values, strict=True)):
         return values
     return binary_array(encoded, binary).view(field.type)
-
-
-def binary_array(values: list[bytes | None], binary: pa_arrow.DataType) -> pa_arrow.Array:
-    """`pa.array(values, type=binary)` of bytes values, built at its exact size: Arrow's
-    builder grows its data buffer by doubling and copies it each time (7% of ingest's samples
-    under py-spy, the pages' column; ~0.3 CPU s of a 2 GB run's 16 measured); here the total
-    is known and one join fills it. An array too large for 32-bit offsets is left to Arrow,
-    which refuses it as ever."""
-    present = [value for value in values if value is not None]
-    data = b"".join(present)
-    large = binary == pa_arrow.large_binary()
-    if not large and (binary != pa_arrow.binary() or len(data) > _MAX_32_BIT_OFFSET):
-        return pa_arrow.array(values, type=binary)
-    lengths = (0 if value is None else len(value) for value in values)
-    offsets = array("q" if large else "i", accumulate(lengths, initial=0))
-    nulls = len(values) - len(present)
-    validity = None
-    if nulls:
-        validity = pa_arrow.array([value is not None for value in values]).buffers()[1]
-    buffers = [validity, pa_arrow.py_buffer(offsets), pa_arrow.py_buffer(data)]
-    return pa_arrow.Array.from_buffers(binary, len(values), buffers, null_count=nulls)
-
-
-_MAX_32_BIT_OFFSET = 2**31 - 1
-
-
-# A text column's type over the same buffers holding bytes: a view of it reads them as text.
-_BINARY_OF_TEXT = {
-    pa_arrow.large_string(): pa_arrow.large_binary(),
-    pa_arrow.string(): pa_arrow.binary(),
-}
 
 
 def _refused_value(model: type[pa.DataFrameModel], rows: list[dict]) -> ValueNotStorable:
