@@ -21,10 +21,12 @@ from typing import Any
 
 import pyarrow as pa
 
+from bigaction_assets.arrow_arrays import text_array_from_utf8
 from bigaction_assets.clean_spawn import clean_spawn_context
 from bigaction_assets.episodes.chunks import Episode, EpisodeChunk
 from bigaction_assets.gc_pause import collection_paused
 from bigaction_assets.sft.examples import EpisodeSkipped, ExampleSettings, episode_examples
+from bigaction_assets.sft.formats import SFT_FORMATS
 from bigaction_assets.sft.handoff import (
     ChunkFiles,
     put_chunk,
@@ -98,11 +100,20 @@ def render_chunk(chunk: EpisodeChunk, settings: ExampleSettings, schema: pa.Sche
     if any(len(row) != len(schema) for row in rows):  # keys the contract lacks: let it name them
         return ChunkOutcome(len(chunk), None, rows, skipped)
     try:
-        columns = [[row[name] for row in rows] for name in schema.names]
+        columns = [_column([row[field.name] for row in rows], field) for field in schema]
         table = pa.Table.from_arrays(columns, schema=schema)
     except (KeyError, pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
         return ChunkOutcome(len(chunk), None, rows, skipped)
     return ChunkOutcome(len(chunk), table, [], skipped)
+
+
+def _column(values: list[Any], field: pa.Field) -> list[Any] | pa.Array:
+    """A column of examples as Arrow takes it: the renderings, JSON in UTF-8 bytes, as text
+    built from those bytes (`text_array_from_utf8`: checked as UTF-8, as Arrow's builder checks
+    them, without decoding each into a Python string), the rest as lists."""
+    if field.name in SFT_FORMATS:
+        return text_array_from_utf8(values, field.type)
+    return values
 
 
 def render_chunk_files(
