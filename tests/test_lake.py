@@ -468,6 +468,26 @@ def test_rows_and_sample_reads_long_columns_of_the_sample_only(tmp_path):
     assert rows == [({"id": i}, {"text": f"text {i}"} if i % 2 == 0 else None) for i in range(6)]
 
 
+def test_rows_and_sample_gives_the_samples_texts_as_their_utf8_when_asked(tmp_path):
+    schema = pa.schema([("id", pa.int64()), ("text", pa.large_string()), ("n", pa.int64())])
+    texts = ["plain", "caf\u00e9 \U0001f600", None]
+    with lake_writer.open_partition(tmp_path, "g", "t", "p", schema) as writer:
+        writer.write(pa.table({"id": [0, 1, 2], "text": texts, "n": [7, 8, 9]}, schema=schema))
+
+    def rows(as_utf8: bool) -> list:
+        read = lake_reader.iter_rows_and_sample
+        return [
+            heavy
+            for _, heavy in read(
+                tmp_path, "g", "t", ["id"], ["text", "n"], lambda *_: True, "p", as_utf8
+            )
+        ]
+
+    assert rows(False) == [{"text": t, "n": n} for t, n in zip(texts, [7, 8, 9], strict=True)]
+    as_bytes = [{"text": t and t.encode(), "n": n} for t, n in zip(texts, [7, 8, 9], strict=True)]
+    assert rows(True) == as_bytes  # only text columns change, to the bytes they hold
+
+
 def test_validated_sink_flushes_at_its_own_text_bound(tmp_lake):
     """A sink told to hold less text flushes as soon as its rows carry that much."""
     schema = arrow_schema(RejectSchema)

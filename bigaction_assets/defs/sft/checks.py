@@ -32,6 +32,7 @@ def _rows_and_sample(
         list(SFT_FORMATS),
         lambda position, row: should_recount(position, row["content_sha"]),
         partition,
+        heavy_as_utf8=True,
     )
 
 
